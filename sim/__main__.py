@@ -1,0 +1,5 @@
+"""``python -m sim`` runs the CLI."""
+
+from sim.cli import app
+
+app()

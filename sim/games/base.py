@@ -1,0 +1,162 @@
+"""The small interface through which the runner, the store and the reports know a game.
+
+A game module provides one ``Game`` subclass. Everything game-specific (rules, data files,
+strategies, what a row of results holds) stays behind it; the runner only asks it to play a
+shard of seeded games and gets back named columns with one row per (game, seat).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.errors import InputError
+
+
+@dataclass(frozen=True)
+class RulesParameter:
+    """A rules knob: its name, default, bounds and a one-line description."""
+
+    name: str
+    default: int
+    minimum: int
+    maximum: int
+    help: str
+
+    def check(self, value: Any, source: str) -> int:
+        """The value as an int, or an InputError naming ``source`` and this field."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InputError(f"{source}: field '{self.name}': expected an integer, got {value!r}")
+        if not self.minimum <= value <= self.maximum:
+            raise InputError(
+                f"{source}: field '{self.name}': {value} is out of range "
+                f"{self.minimum}..{self.maximum}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class StrategyParameter:
+    """A parameter of a strategy, with its default and a one-line description."""
+
+    name: str
+    default: float
+    help: str
+
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    """A registered strategy: name, one-line description and parameters."""
+
+    name: str
+    description: str
+    parameters: tuple[StrategyParameter, ...] = ()
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy chosen for a seat: its name and the parameter values it plays with."""
+
+    name: str
+    parameters: dict[str, float] = field(default_factory=dict)
+
+    def label(self) -> str:
+        """``name`` or ``name:key=value,...`` (the form users write)."""
+        if not self.parameters:
+            return self.name
+        settings = ",".join(f"{k}={_format_number(v)}" for k, v in sorted(self.parameters.items()))
+        return f"{self.name}:{settings}"
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass
+class PlayedGame:
+    """One game played for ``sim play``: the text to print and the JSON document to save."""
+
+    text: str
+    document: dict
+    scores: list[int]
+
+
+@dataclass
+class ScoredFile:
+    """A position scored for ``sim score``: text lines and the same as a JSON object."""
+
+    text: str
+    document: dict
+
+
+class Game(ABC):
+    """A game the simulator can play. Subclasses declare their parameters in one place."""
+
+    name: str = ""
+    title: str = ""
+    min_players: int = 1
+    max_players: int = 1
+    data_option: str = ""  # the CLI option / config field naming the game's data file
+    rules_parameters: tuple[RulesParameter, ...] = ()
+
+    def default_rules(self) -> dict[str, int]:
+        """Every rules parameter at its default."""
+        return {p.name: p.default for p in self.rules_parameters}
+
+    def resolve_rules(self, overrides: dict[str, Any], source: str) -> dict[str, int]:
+        """Defaults updated with ``overrides``, each checked; unknown names are errors."""
+        known = {p.name: p for p in self.rules_parameters}
+        rules = self.default_rules()
+        for key, value in overrides.items():
+            if key not in known:
+                raise InputError(f"{source}: field '{key}': not a rules parameter of {self.name} "
+                                 f"(known: {', '.join(known)})")
+            rules[key] = known[key].check(value, source)
+        return rules
+
+    def check_players(self, players: int, source: str) -> int:
+        """The player count, or an InputError when out of the game's range."""
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise InputError(f"{source}: field 'players': expected an integer, got {players!r}")
+        if not self.min_players <= players <= self.max_players:
+            raise InputError(f"{source}: field 'players': {players} is out of range "
+                             f"{self.min_players}..{self.max_players} for {self.name}")
+        return players
+
+    @abstractmethod
+    def load_data(self, path: str | None) -> Any:
+        """Load and validate the game's data (None: the shipped default)."""
+
+    @abstractmethod
+    def data_digest(self, data: Any) -> str:
+        """A short hash of the data, so results name the exact data they were played with."""
+
+    @abstractmethod
+    def strategies(self) -> dict[str, StrategyInfo]:
+        """The registered strategies by name."""
+
+    @abstractmethod
+    def play_shard(self, data: Any, players: int, rules: dict[str, int],
+                   lineup: list[StrategySpec], game_seat_strategy: np.ndarray,
+                   deal_seeds: np.ndarray, strategy_seeds: np.ndarray) -> dict[str, np.ndarray]:
+        """Play ``len(deal_seeds)`` games. ``game_seat_strategy[g, p]`` indexes ``lineup``.
+
+        Returns columns with one row per (game, seat), game-major: at least ``seat``,
+        ``score``, ``rank`` and ``win``; the runner adds ids, seeds and the strategy names.
+        """
+
+    @abstractmethod
+    def column_docs(self) -> dict[str, str]:
+        """A description of every game-specific column ``play_shard`` returns."""
+
+    @abstractmethod
+    def play_one(self, data: Any, players: int, rules: dict[str, int],
+                 lineup: list[StrategySpec], seed: int) -> PlayedGame:
+        """Play one game with a turn log, for ``sim play``."""
+
+    @abstractmethod
+    def score_file(self, path: str, data: Any) -> ScoredFile:
+        """Validate and score a position file, for ``sim score``."""

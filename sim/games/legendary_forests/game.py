@@ -1,0 +1,250 @@
+"""Legendary Forests behind the ``Game`` interface: parameters, data, shards, one verbose game."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.errors import InputError
+from sim.games.base import (
+    Game,
+    PlayedGame,
+    RulesParameter,
+    ScoredFile,
+    StrategyInfo,
+    StrategySpec,
+)
+from sim.games.legendary_forests.convert import planet_of
+from sim.games.legendary_forests.drawing import draw_planet
+from sim.games.legendary_forests.kernel import (
+    NO_TREE_PHASE,
+    NO_TREE_TAKEN,
+    new_log,
+    new_work,
+    play_game,
+    run_shard,
+)
+from sim.games.legendary_forests.planet import (
+    load_planet,
+    planet_to_json,
+    score_planet,
+)
+from sim.games.legendary_forests.rules import (
+    STATUS_GRID_SIDE,
+    new_table,
+    planet_score,
+    tile_arrays,
+)
+from sim.games.legendary_forests.tiles import (
+    COLOUR_NAMES,
+    SIDE_NAMES,
+    TileSet,
+    load_tileset,
+)
+from sim.seeding import single_game_seeds
+from strategies.legendary_forests import BUILTIN_STRATEGIES
+from strategies.legendary_forests.builtin import PARAMETER_SLOTS, POLICY_IDS
+
+RULES_PARAMETERS = (
+    RulesParameter("removed_tiles", 5, 0, 62,
+                   "tiles the Architect removes unseen after shuffling tiles 2..N"),
+    RulesParameter("trees_per_colour_per_player", 2, 0, 50,
+                   "trees of each leaf colour in the supply, per player"),
+)
+
+
+def check_rules_against_tiles(rules: dict[str, int], tileset: TileSet, source: str) -> None:
+    """At least one tile must be left to draw once ``removed_tiles`` are out."""
+    if rules["removed_tiles"] > tileset.size - 2:
+        raise InputError(f"{source}: field 'removed_tiles': {rules['removed_tiles']} leaves no "
+                         f"tile to draw from a set of {tileset.size} tiles")
+
+
+class LegendaryForests(Game):
+    """Legendary Forests: 1-5 players grow planets from the same revealed tiles."""
+
+    name = "legendary-forests"
+    title = "Legendary Forests"
+    min_players = 1
+    max_players = 5
+    data_option = "tiles"
+    rules_parameters = RULES_PARAMETERS
+
+    def load_data(self, path: str | None) -> TileSet:
+        return load_tileset(path)
+
+    def data_digest(self, data: TileSet) -> str:
+        return data.digest()
+
+    def strategies(self) -> dict[str, StrategyInfo]:
+        return BUILTIN_STRATEGIES
+
+    def _seat_arrays(self, lineup: list[StrategySpec]) -> tuple[np.ndarray, np.ndarray]:
+        policies = np.array([POLICY_IDS[spec.name] for spec in lineup], dtype=np.int8)
+        params = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
+        for row, spec in enumerate(lineup):
+            info = BUILTIN_STRATEGIES[spec.name]
+            for slot, parameter in enumerate(info.parameters):
+                params[row, slot] = spec.parameters.get(parameter.name, parameter.default)
+        return policies, params
+
+    def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                   strategy_seeds):
+        check_rules_against_tiles(rules, data, "rules")
+        policies, params = self._seat_arrays(lineup)
+        game_seat_strategy = np.asarray(game_seat_strategy)
+        results = run_shard(tile_arrays(data), players, rules["removed_tiles"],
+                            rules["trees_per_colour_per_player"], deal_seeds, strategy_seeds,
+                            policies[game_seat_strategy], params[game_seat_strategy])
+        games = len(deal_seeds)
+
+        def per_seat(array):
+            return np.ascontiguousarray(array).reshape(games * players)
+
+        def per_game(array):
+            return np.repeat(np.asarray(array), players, axis=0)
+
+        return {
+            "seat": np.tile(np.arange(players, dtype=np.int8), games),
+            "score": per_seat(results.score),
+            "rank": per_seat(results.rank),
+            "win": per_seat(results.win),
+            "full_runes": per_seat(results.full_runes),
+            "zones": per_seat(results.zones),
+            "closed_zones": per_seat(results.closed_zones),
+            "zones_with_trees": per_seat(results.zones_with_trees),
+            "trees_pink": per_seat(results.trees[:, :, 0]),
+            "trees_red": per_seat(results.trees[:, :, 1]),
+            "trees_yellow": per_seat(results.trees[:, :, 2]),
+            "tiles_discarded": per_seat(results.discards),
+            "tree_phases_without_tree": per_seat(results.tree_phases_without_tree),
+            "tree_picks_constrained": per_seat(results.tree_picks_constrained),
+            "light_tiles_drawn": per_game(results.light_drawn),
+            "removed_tiles_mask": per_game(results.removed_mask),
+            "draw_order": per_game(results.draw_order),
+        }
+
+    def column_docs(self) -> dict[str, str]:
+        return {
+            "full_runes": "full runes on the planet (pairs of touching half-runes)",
+            "zones": "leaf zones on the planet",
+            "closed_zones": "leaf zones with no open half-rune",
+            "zones_with_trees": "zones holding at least one tree (the zones that score)",
+            "trees_pink": "pink trees placed", "trees_red": "red trees placed",
+            "trees_yellow": "yellow trees placed",
+            "tiles_discarded": "drawn tiles the player had to discard (no legal placement)",
+            "tree_phases_without_tree": "tree phases in which the player could take no tree",
+            "tree_picks_constrained": "tree phases in which a colour the player had a zone of "
+                                      "was already gone from the supply",
+            "light_tiles_drawn": "light tiles drawn in the game (= tree phases)",
+            "removed_tiles_mask": "bit (n - 1) set for each tile number n removed unseen",
+            "draw_order": "tile numbers in the order drawn",
+        }
+
+    def play_one(self, data, players, rules, lineup, seed):
+        tileset: TileSet = data
+        check_rules_against_tiles(rules, tileset, "rules")
+        removed = rules["removed_tiles"]
+        tiles = tile_arrays(tileset)
+        table = new_table(tileset.size, players, removed)
+        work = new_work(tileset.size, players, removed)
+        log = new_log(tileset.size, players, removed)
+        policies, params = self._seat_arrays(lineup)
+        deal_seed, strategy_seed = single_game_seeds(seed)
+        play_game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
+                  deal_seed, strategy_seed, policies, params)
+        return self._describe_game(tileset, table, log, lineup, seed, rules)
+
+    def _describe_game(self, tileset, table, log, lineup, seed, rules) -> PlayedGame:
+        players = len(lineup)
+        side = int(table.status[STATUS_GRID_SIDE])
+        centre = side // 2
+        planets = [planet_of(tileset, table, p) for p in range(players)]
+        scores = [int(planet_score(table, p)) for p in range(players)]
+        tree_index = [0] * players
+        removed = sorted(int(t) + 1 for t in log.removed[:removed_count(rules)])
+        lines = [f"Legendary Forests, {players} player(s), seed {seed}; removed unseen: {removed}"]
+        for p, spec in enumerate(lineup):
+            lines.append(f"  seat {p}: {spec.label()}")
+        turn_log = []
+        token = 0
+        for turn in range(log.draw_order.shape[0]):
+            tile = int(log.draw_order[turn])
+            light = bool(tileset.light[tile])
+            lines.append(f"turn {turn + 1:2d}: tile {tile + 1:2d} ({'light' if light else 'dark'})")
+            entry = {"turn": turn + 1, "tile": tile + 1, "light": light, "placements": [],
+                     "trees": []}
+            for p in range(players):
+                cell = int(log.placement_cell[turn, p])
+                if cell < 0:
+                    lines.append(f"    seat {p}: discarded")
+                    entry["placements"].append(None)
+                    continue
+                x, y = cell % side - centre, cell // side - centre
+                rotation = int(log.placement_rotation[turn, p])
+                lines.append(f"    seat {p}: placed at ({x}, {y}) rotation {rotation}")
+                entry["placements"].append({"x": x, "y": y, "rotation": rotation})
+            if light:
+                order = [(token + k) % players for k in range(players)]
+                taken = []
+                for p in order:
+                    colour = int(log.tree_colour[turn, p])
+                    if colour == NO_TREE_TAKEN:
+                        taken.append(f"seat {p} none")
+                        entry["trees"].append({"seat": p, "color": None})
+                    elif colour != NO_TREE_PHASE:
+                        tree = planets[p].trees[tree_index[p]]
+                        tree_index[p] += 1
+                        taken.append(f"seat {p} {COLOUR_NAMES[colour]} at ({tree.x}, {tree.y}) "
+                                     f"{SIDE_NAMES[tree.side]}")
+                        entry["trees"].append({"seat": p, "color": COLOUR_NAMES[colour],
+                                               "x": tree.x, "y": tree.y,
+                                               "side": SIDE_NAMES[tree.side]})
+                lines.append(f"    trees (token with seat {token}): " + "; ".join(taken))
+                token = (token + 1) % players
+            turn_log.append(entry)
+        best = max(scores)
+        for p in range(players):
+            won = " (wins)" if scores[p] == best else ""
+            lines.append("")
+            lines.append(f"seat {p} ({lineup[p].label()}): {scores[p]} points{won}, "
+                         f"{int(table.discards[p])} discarded")
+            lines.append(draw_planet(planets[p], tileset))
+        document = {
+            "game": self.name,
+            "seed": seed,
+            "players": players,
+            "rules": dict(rules),
+            "tiles_file": tileset.path,
+            "strategies": [spec.label() for spec in lineup],
+            "scores": scores,
+            "removed": removed,
+            "turns": turn_log,
+            "planets": [planet_to_json(planet) for planet in planets],
+        }
+        return PlayedGame(text="\n".join(lines), document=document, scores=scores)
+
+    def score_file(self, path, data):
+        tileset: TileSet = data
+        planet = load_planet(path, tileset)
+        result = score_planet(planet, tileset)
+        lines = [f"{path}: {len(planet.tiles)} tiles, {len(planet.trees)} trees"]
+        zones = []
+        for zone in result.zones:
+            if zone.trees == 0:
+                continue
+            state = "closed" if zone.closed else "open"
+            lines.append(f"  {COLOUR_NAMES[zone.colour]:6s} zone at {zone.cells[0]}: "
+                         f"{zone.full_runes} full runes, {state}, {zone.trees} tree(s) "
+                         f"-> {zone.points} points")
+            zones.append({"color": COLOUR_NAMES[zone.colour], "full_runes": zone.full_runes,
+                          "closed": zone.closed, "open_half_runes": zone.open_half_runes,
+                          "trees": zone.trees, "points": zone.points,
+                          "cells": [list(c) for c in zone.cells]})
+        lines.append(f"total: {result.total}")
+        return ScoredFile(text="\n".join(lines), document={"zones": zones,
+                                                           "total": result.total})
+
+
+def removed_count(rules: dict[str, int]) -> int:
+    """Number of tiles removed unseen under ``rules``."""
+    return rules["removed_tiles"]

@@ -1,0 +1,285 @@
+"""The compiled Legendary Forests game loop: one game (``play_game``) and a shard of many games
+(``play_games``) in one call, with the built-in strategies dispatched by id.
+
+A game is a pure function of (tile set, rules parameters, lineup, deal seed, strategy seed): the
+deal generator shuffles the tiles; each seat has its own generator for its strategy's choices.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from sim.games.legendary_forests.rules import (
+    GRASS,
+    LEAF_COLOURS,
+    PREVIEW_SIZE,
+    STATUS_LIGHT_DRAWN,
+    STATUS_PLAYERS,
+    STATUS_TURN,
+    apply_tree,
+    deal,
+    legal_placements,
+    legal_tree_choices,
+    new_table,
+    pass_construction_token,
+    place_tile,
+    planet_score,
+    planet_zone_counts,
+    reset_table,
+    tree_phase_seat,
+)
+from sim.rng import seed_state
+from strategies.legendary_forests.builtin import PARAMETER_SLOTS, choose_placement, choose_tree
+
+# Per-seat counters kept during a game (GameLog.seat_counters).
+COUNTER_TREE_PHASES_WITHOUT_TREE = 0  # tree phases where no colour left had a zone to go to
+COUNTER_TREE_PICKS_CONSTRAINED = 1  # tree picks made while a colour the seat had zones of was gone
+COUNTER_SIZE = 2
+
+NO_TREE_PHASE = -1
+NO_TREE_TAKEN = 0
+
+Work = namedtuple(
+    "Work",
+    ["move_cells", "move_rotations", "choice_colours", "choice_zones", "scratch", "preview",
+     "deal_rng", "seat_rng", "zone_counts"],
+)
+
+GameLog = namedtuple(
+    "GameLog",
+    [
+        "draw_order",  # int16[turns] tile indices, top of the pile first
+        "removed",  # int16[removed] tile indices out of the game
+        "placement_cell",  # int16[turns, P] cell, -1 when the tile was discarded
+        "placement_rotation",  # int8[turns, P]
+        "tree_colour",  # int8[turns, P] -1 no tree phase, 0 no tree possible, 1..3 colour taken
+        "seat_counters",  # int32[P, COUNTER_SIZE]
+    ],
+)
+
+ShardResults = namedtuple(
+    "ShardResults",
+    [
+        "score",  # int16[G, P]
+        "rank",  # int8[G, P] 1 = best; tied seats share a rank
+        "win",  # float32[G, P] 1 / number of seats tied on top, 0 otherwise
+        "full_runes",  # int16[G, P]
+        "zones",  # int16[G, P]
+        "closed_zones",  # int16[G, P]
+        "zones_with_trees",  # int16[G, P]
+        "trees",  # int8[G, P, 3] trees placed per leaf colour
+        "discards",  # int8[G, P]
+        "tree_phases_without_tree",  # int8[G, P]
+        "tree_picks_constrained",  # int8[G, P]
+        "light_drawn",  # int8[G]
+        "removed_mask",  # int64[G] bit (number - 1) set for each removed tile
+        "draw_order",  # int8[G, turns] tile numbers in draw order
+    ],
+)
+
+
+def new_work(tile_count: int, players: int, removed_tiles: int) -> Work:
+    """Scratch arrays for the kernel (allocated once per shard, not per game)."""
+    planet_tiles = tile_count - removed_tiles
+    moves = 16 * planet_tiles
+    return Work(
+        move_cells=np.zeros(moves, dtype=np.int16),
+        move_rotations=np.zeros(moves, dtype=np.int8),
+        choice_colours=np.zeros(4 * planet_tiles, dtype=np.int8),
+        choice_zones=np.zeros(4 * planet_tiles, dtype=np.int16),
+        scratch=np.zeros(64, dtype=np.int32),
+        preview=np.zeros(PREVIEW_SIZE, dtype=np.int32),
+        deal_rng=np.zeros(4, dtype=np.uint64),
+        seat_rng=np.zeros((players, 4), dtype=np.uint64),
+        zone_counts=np.zeros(4, dtype=np.int64),
+    )
+
+
+def new_log(tile_count: int, players: int, removed_tiles: int) -> GameLog:
+    """An empty log for one game."""
+    turns = tile_count - 1 - removed_tiles
+    return GameLog(
+        draw_order=np.zeros(turns, dtype=np.int16),
+        removed=np.zeros(max(removed_tiles, 1), dtype=np.int16),
+        placement_cell=np.zeros((turns, players), dtype=np.int16),
+        placement_rotation=np.zeros((turns, players), dtype=np.int8),
+        tree_colour=np.zeros((turns, players), dtype=np.int8),
+        seat_counters=np.zeros((players, COUNTER_SIZE), dtype=np.int32),
+    )
+
+
+def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
+    """Output arrays for ``play_games``."""
+    per_seat = (games, players)
+    return ShardResults(
+        score=np.zeros(per_seat, dtype=np.int16),
+        rank=np.zeros(per_seat, dtype=np.int8),
+        win=np.zeros(per_seat, dtype=np.float32),
+        full_runes=np.zeros(per_seat, dtype=np.int16),
+        zones=np.zeros(per_seat, dtype=np.int16),
+        closed_zones=np.zeros(per_seat, dtype=np.int16),
+        zones_with_trees=np.zeros(per_seat, dtype=np.int16),
+        trees=np.zeros((games, players, LEAF_COLOURS), dtype=np.int8),
+        discards=np.zeros(per_seat, dtype=np.int8),
+        tree_phases_without_tree=np.zeros(per_seat, dtype=np.int8),
+        tree_picks_constrained=np.zeros(per_seat, dtype=np.int8),
+        light_drawn=np.zeros(games, dtype=np.int8),
+        removed_mask=np.zeros(games, dtype=np.int64),
+        draw_order=np.zeros((games, turns), dtype=np.int8),
+    )
+
+
+@njit(cache=True)
+def _colour_gone_with_zone(table, player):
+    """True when some leaf colour is exhausted while the player has a zone of that colour."""
+    for node in range(table.node_count[player]):
+        if table.node_parent[player, node] != node:
+            continue
+        colour = table.node_colour[player, node]
+        if colour != GRASS and table.supply[colour - 1] <= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seed,
+              strategy_seed, seat_policy, seat_params):
+    """Play one full game on ``table`` (reset first) and record it in ``log``.
+
+    ``seat_policy[p]`` is the built-in strategy id of seat ``p`` and ``seat_params[p]`` its
+    parameters. Turn order follows RULES.md: reveal, every player places or discards, and on a
+    light tile a tree phase from the construction-token holder, after which the token passes.
+    """
+    players = table.status[STATUS_PLAYERS]
+    tile_count = tiles.light.shape[0]
+    turns = tile_count - 1 - removed_tiles
+    reset_table(tiles, table, trees_per_colour_per_player)
+    seed_state(work.deal_rng, deal_seed, 0)
+    deal(work.deal_rng, tile_count, removed_tiles, log.draw_order, log.removed)
+    for player in range(players):
+        seed_state(work.seat_rng[player], strategy_seed, player + 1)
+        for counter in range(COUNTER_SIZE):
+            log.seat_counters[player, counter] = 0
+    for turn in range(turns):
+        tile = log.draw_order[turn]
+        table.tile_drawn[tile] = True
+        for player in range(players):
+            count = legal_placements(tiles, table, player, tile, work.move_cells,
+                                     work.move_rotations)
+            if count == 0:
+                table.discards[player] += 1
+                log.placement_cell[turn, player] = -1
+                log.placement_rotation[turn, player] = 0
+                continue
+            pick = choose_placement(seat_policy[player], seat_params[player], tiles, table,
+                                    player, tile, work.move_cells, work.move_rotations, count,
+                                    work.seat_rng[player], work.scratch, work.preview)
+            cell = work.move_cells[pick]
+            rotation = work.move_rotations[pick]
+            place_tile(tiles, table, player, tile, cell, rotation)
+            log.placement_cell[turn, player] = cell
+            log.placement_rotation[turn, player] = rotation
+        for player in range(players):
+            log.tree_colour[turn, player] = NO_TREE_PHASE
+        if tiles.light[tile]:
+            table.status[STATUS_LIGHT_DRAWN] += 1
+            for position in range(players):
+                player = tree_phase_seat(table, position)
+                if _colour_gone_with_zone(table, player):
+                    log.seat_counters[player, COUNTER_TREE_PICKS_CONSTRAINED] += 1
+                count = legal_tree_choices(table, player, work.choice_colours, work.choice_zones)
+                if count == 0:
+                    log.seat_counters[player, COUNTER_TREE_PHASES_WITHOUT_TREE] += 1
+                    log.tree_colour[turn, player] = NO_TREE_TAKEN
+                    continue
+                pick = choose_tree(seat_policy[player], seat_params[player], tiles, table,
+                                   player, work.choice_colours, work.choice_zones, count,
+                                   work.seat_rng[player])
+                colour = work.choice_colours[pick]
+                apply_tree(table, player, colour, work.choice_zones[pick])
+                log.tree_colour[turn, player] = colour
+            pass_construction_token(table)
+        table.status[STATUS_TURN] = turn + 1
+
+
+@njit(cache=True)
+def rank_scores(scores, out_rank, out_win):
+    """Rank 1 for the best score, tied scores share a rank; the win is shared among the seats
+    tied on top (each gets 1 / their number)."""
+    players = scores.shape[0]
+    best = scores[0]
+    for player in range(players):
+        if scores[player] > best:
+            best = scores[player]
+    top = 0
+    for player in range(players):
+        better = 0
+        for other in range(players):
+            if scores[other] > scores[player]:
+                better += 1
+        out_rank[player] = better + 1
+        if scores[player] == best:
+            top += 1
+    for player in range(players):
+        out_win[player] = 1.0 / top if scores[player] == best else 0.0
+
+
+@njit(cache=True)
+def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seeds,
+               strategy_seeds, game_seat_policy, game_seat_params, results):
+    """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``)."""
+    players = table.status[STATUS_PLAYERS]
+    games = deal_seeds.shape[0]
+    scores = np.zeros(players, dtype=np.int64)
+    for game in range(games):
+        play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player,
+                  deal_seeds[game], strategy_seeds[game], game_seat_policy[game],
+                  game_seat_params[game])
+        for player in range(players):
+            scores[player] = planet_score(table, player)
+            results.score[game, player] = scores[player]
+            planet_zone_counts(table, player, work.zone_counts)
+            results.zones[game, player] = work.zone_counts[0]
+            results.closed_zones[game, player] = work.zone_counts[1]
+            results.full_runes[game, player] = work.zone_counts[2]
+            results.zones_with_trees[game, player] = work.zone_counts[3]
+            for colour in range(LEAF_COLOURS):
+                results.trees[game, player, colour] = 0
+            for index in range(table.tree_count[player]):
+                results.trees[game, player, table.tree_colour[player, index] - 1] += 1
+            results.discards[game, player] = table.discards[player]
+            results.tree_phases_without_tree[game, player] = log.seat_counters[
+                player, COUNTER_TREE_PHASES_WITHOUT_TREE
+            ]
+            results.tree_picks_constrained[game, player] = log.seat_counters[
+                player, COUNTER_TREE_PICKS_CONSTRAINED
+            ]
+        rank_scores(scores, results.rank[game], results.win[game])
+        results.light_drawn[game] = table.status[STATUS_LIGHT_DRAWN]
+        mask = np.int64(0)
+        for index in range(removed_tiles):
+            mask |= np.int64(1) << np.int64(log.removed[index])
+        results.removed_mask[game] = mask
+        for turn in range(log.draw_order.shape[0]):
+            results.draw_order[game, turn] = log.draw_order[turn] + 1
+
+
+def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
+              strategy_seeds, game_seat_policy, game_seat_params=None) -> ShardResults:
+    """Allocate everything for one shard and play it (the Python entry point of the kernel)."""
+    tile_count = tileset_arrays.light.shape[0]
+    games = len(deal_seeds)
+    table = new_table(tile_count, players, removed_tiles)
+    work = new_work(tile_count, players, removed_tiles)
+    log = new_log(tile_count, players, removed_tiles)
+    results = new_shard_results(games, players, tile_count - 1 - removed_tiles)
+    if game_seat_params is None:
+        game_seat_params = np.zeros((games, players, PARAMETER_SLOTS), dtype=np.float64)
+    play_games(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+               np.asarray(deal_seeds, dtype=np.uint64), np.asarray(strategy_seeds, dtype=np.uint64),
+               np.ascontiguousarray(game_seat_policy, dtype=np.int8),
+               np.ascontiguousarray(game_seat_params, dtype=np.float64), results)
+    return results

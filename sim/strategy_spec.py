@@ -1,0 +1,38 @@
+"""Parsing strategy specs written by users: ``greedy`` or ``planner:rollouts=64,depth=2``."""
+
+from __future__ import annotations
+
+import difflib
+
+from sim.errors import InputError
+from sim.games.base import StrategyInfo, StrategySpec
+
+
+def did_you_mean(word: str, choices) -> str:
+    """`` (did you mean 'x'?)`` when a close match exists, else an empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parse_strategy(text: str, registry: dict[str, StrategyInfo], source: str) -> StrategySpec:
+    """Resolve ``text`` against ``registry``; errors name ``source`` and the reason."""
+    name, _, settings = text.strip().partition(":")
+    if name not in registry:
+        raise InputError(f"{source}: unknown strategy '{name}'{did_you_mean(name, registry)}; "
+                         f"known: {', '.join(sorted(registry))}")
+    info = registry[name]
+    known = {p.name: p for p in info.parameters}
+    parameters: dict[str, float] = {}
+    for item in filter(None, (s.strip() for s in settings.split(","))):
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise InputError(f"{source}: strategy '{text}': expected key=value, got '{item}'")
+        if key not in known:
+            raise InputError(f"{source}: strategy '{name}' has no parameter '{key}'"
+                             f"{did_you_mean(key, known)}")
+        try:
+            parameters[key] = float(value)
+        except ValueError:
+            raise InputError(f"{source}: strategy '{name}': parameter '{key}' must be a number, "
+                             f"got '{value}'") from None
+    return StrategySpec(name, parameters)

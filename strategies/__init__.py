@@ -1,0 +1,1 @@
+"""Strategies (bots) for the games of `sim`, one subpackage per game."""
