@@ -23,10 +23,15 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
 
+DEMO_RUN := runs/demo-legendary-forests-4p
+
+# The demo batch resumes (or just re-reads) its folder when it is already there.
 demo: $(STAMP)
-	$(BIN)/sim play --players 4 --seed 1 --strategy greedy --json reports/demo/game-seed-1.json
-	$(BIN)/sim bench --games 5000
-	@echo "demo results: reports/demo/game-seed-1.json"
+	$(BIN)/sim play --players 4 --seed 1 --strategy greedy --json reports/demo/game-seed-1.json > /dev/null
+	$(BIN)/sim run configs/legendary-forests-4p.toml --out $(DEMO_RUN) \
+		$$(test -f $(DEMO_RUN)/manifest.json && echo --resume $(DEMO_RUN))
+	@echo "demo game (turn log and planets): reports/demo/game-seed-1.json"
+	@echo "demo batch (Parquet, one row per player per game): $(DEMO_RUN)"
 
 bench: $(STAMP)
 	$(BIN)/sim bench

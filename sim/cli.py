@@ -153,6 +153,173 @@ def bench(
                    f"({elapsed:.2f} s; compile/cache load {warmup:.2f} s)")
 
 
+@app.command()
+@user_errors
+def run(
+    config_file: Annotated[
+        Path | None,
+        typer.Argument(help="Experiment config (TOML, see configs/README.md). Optional with "
+                            "--resume.", dir_okay=False),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Finish the batch in this folder (after a crash, kill or "
+                                      "Ctrl-C); ends with the same results as an "
+                                      "uninterrupted run.", file_okay=False),
+    ] = None,
+    games: Annotated[int | None, typer.Option(help="Override: number of games.")] = None,
+    deals: Annotated[int | None, typer.Option(help="Override: number of deals.")] = None,
+    replicates_per_deal: Annotated[
+        int | None, typer.Option(help="Override: games per deal (nested designs).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
+    players: Annotated[int | None, typer.Option(help="Override: number of players.")] = None,
+    strategy: Annotated[
+        list[str] | None,
+        typer.Option("--strategy", help="Override: strategy per seat (repeat) or one for all."),
+    ] = None,
+    pool: Annotated[
+        list[str] | None,
+        typer.Option("--pool", help="Override: strategies rotating through the seats (repeat)."),
+    ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", help="Override a rules parameter: NAME=VALUE (repeat)."),
+    ] = None,
+    tiles: DataOption = None,
+    shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
+    store: Annotated[
+        str | None, typer.Option(help="Override: rows (every row) or summary (aggregates).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    backend: Annotated[
+        str, typer.Option(help="local (joblib processes) or dask (dask.distributed).")
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address (tcp://host:port); without it, --backend dask "
+                          "starts a local cluster."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Play a batch of seeded games into Parquet (one row per player per game)."""
+    from sim.config import load_config
+    from sim.runner import config_from_manifest
+    from sim.store import read_manifest
+
+    overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
+                 "seed": seed, "players": players, "shard_size": shard_size,
+                 "output": str(out) if out else None, "store": store,
+                 "data_file": str(tiles) if tiles else None}
+    if strategy:
+        overrides["strategies"] = list(strategy)
+    if pool:
+        overrides["pool"] = list(pool)
+    if rule:
+        overrides["rules"] = parse_rule_overrides(rule)
+    if workers < 0:
+        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    if resume is not None:
+        stored = config_from_manifest(read_manifest(resume))
+        if config_file is None:
+            if any(v is not None for v in overrides.values()):
+                raise InputError("--resume: options that change the batch cannot be combined "
+                                 "with --resume (give the same config file instead)")
+            config = stored
+        else:
+            overrides["output"] = str(resume)
+            config = load_config(config_file, overrides)
+    else:
+        if config_file is None:
+            raise InputError("run: give a config file (see configs/) or --resume DIR")
+        config = load_config(config_file, overrides)
+    summary = run_with_progress(config, workers=workers, backend=backend, scheduler=scheduler,
+                                resume=resume is not None, quiet=quiet)
+    if not quiet:
+        state = "complete" if summary.complete else "incomplete"
+        typer.echo(f"{summary.games_played:,} games in {summary.seconds:.1f} s "
+                   f"({summary.games_per_second:,.0f} games/s); batch {state}: "
+                   f"{summary.shards_done}/{summary.shards_total} shards")
+    typer.echo(str(summary.run_dir))
+
+
+def parse_rule_overrides(items: list[str]) -> dict[str, int]:
+    """``NAME=VALUE`` pairs from ``--rule`` options."""
+    rules = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals:
+            raise InputError(f"--rule: expected NAME=VALUE, got '{item}'")
+        try:
+            rules[name.strip()] = int(value)
+        except ValueError:
+            raise InputError(f"--rule: {name}: expected an integer, got '{value}'") from None
+    return rules
+
+
+def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
+    """Run a batch with a rich progress bar (games done, games/s, ETA); Ctrl-C keeps every
+    finished shard and exits with code 130."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from sim.runner import run_batch
+
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("games"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn()]
+    progress = Progress(*columns, disable=quiet, transient=False)
+    task = progress.add_task(config.name, total=config.games, rate="")
+    session = {"start": time.perf_counter(), "first": None}
+
+    def update(done: int, total: int) -> None:
+        if session["first"] is None:
+            session["first"] = done
+        elapsed = time.perf_counter() - session["start"]
+        rate = (done - session["first"]) / elapsed if elapsed > 0 else 0.0
+        progress.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+
+    try:
+        with progress:
+            return run_batch(config, workers=workers, backend=backend, scheduler=scheduler,
+                             resume=resume, progress=update)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished shards are kept; finish with "
+                   f"`sim run --resume {config.output}`", err=True)
+        raise typer.Exit(130) from None
+
+
+@app.command()
+@user_errors
+def runs(
+    folder: Annotated[Path, typer.Argument(help="Folder to search for batches.")] = Path("runs"),
+) -> None:
+    """List the batches in a folder with their size and status."""
+    from sim.store import list_batches
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such folder")
+    batches = list_batches(folder)
+    if not batches:
+        typer.echo(f"no batches under {folder}")
+        return
+    typer.echo(f"{'batch':32s} {'game':18s} {'pl':>2s} {'games':>12s} {'shards':>11s} "
+               f"{'store':7s} {'status':11s} {'size':>9s}")
+    for batch in batches:
+        games = f"{batch['games_done']:,}/{batch['games']:,}" if batch["status"] != "complete" \
+            else f"{batch['games']:,}"
+        typer.echo(f"{batch['path']:32s} {batch['game']:18s} {batch['players'] or 0:2d} "
+                   f"{games:>12s} {batch['shards_done']:>5d}/{batch['shards_total']:<5d} "
+                   f"{batch['store']:7s} {batch['status']:11s} {batch['bytes'] / 1e6:8.1f}M")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     """Entry point for ``python -m sim``."""
     app()

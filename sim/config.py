@@ -1,0 +1,221 @@
+"""Experiment configs: one TOML file describes a batch (see ``configs/README.md``).
+
+``load_config`` reads and validates a file, applies command-line overrides and returns a
+``BatchConfig`` with every field resolved. Any problem is a one-line ``InputError`` naming the
+file, the field and the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import InputError
+from sim.games.base import Game, StrategySpec
+from sim.games.registry import get_game
+from sim.strategy_spec import did_you_mean, parse_strategy
+
+STORES = ("rows", "summary")
+DEFAULT_SHARD_SIZE = 10_000
+
+# Every top-level field a config may have, with its expected type and a description.
+FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "name": (str, "batch name (default: the config file's stem)"),
+    "game": (str, "legendary-forests or harmonies"),
+    "players": (int, "number of players"),
+    "strategies": (list, "one strategy per seat, or a single one for every seat"),
+    "pool": (list, "strategies that rotate through the seats (instead of `strategies`)"),
+    "games": (int, "number of games (each on its own deal); or give deals and replicates"),
+    "deals": (int, "number of deals (shuffles) in a nested design"),
+    "replicates_per_deal": (int, "games played on each deal, with other strategy seeds"),
+    "seed": (int, "master seed"),
+    "shard_size": (int, "games per shard (one compiled call, one Parquet file)"),
+    "output": (str, "output folder of the batch (relative to the current directory)"),
+    "store": (str, "rows (one row per player per game) or summary (aggregates only)"),
+    "rules": (dict, "rules parameters of the game"),
+}
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    """A fully resolved batch. ``games == deals * replicates_per_deal``."""
+
+    name: str
+    game: str
+    players: int
+    lineup: tuple[str, ...]  # strategy labels: per seat, or the pool when ``rotate`` is True
+    rotate: bool
+    games: int
+    deals: int
+    replicates_per_deal: int
+    seed: int
+    shard_size: int
+    output: str
+    store: str
+    rules: dict[str, int] = field(default_factory=dict)
+    data_file: str | None = None
+    data_digest: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The config as a plain dict (what the manifest stores)."""
+        return asdict(self)
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of everything that decides the results."""
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def shards(self) -> int:
+        """Number of shards in the batch."""
+        return -(-self.games // self.shard_size)
+
+
+def _type_name(expected) -> str:
+    names = {int: "an integer", str: "a string", list: "an array", dict: "a table"}
+    if isinstance(expected, tuple):
+        return " or ".join(names[t] for t in expected)
+    return names[expected]
+
+
+def _check_type(value: Any, expected, source: str, name: str) -> Any:
+    ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+    if not ok:
+        raise InputError(f"{source}: field '{name}': expected {_type_name(expected)}, "
+                         f"got {type(value).__name__} {value!r}")
+    return value
+
+
+def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
+    """A strategy entry is a spec string or an inline table {name = ..., key = value}."""
+    if isinstance(entry, dict):
+        table = dict(entry)
+        name = table.pop("name", None)
+        if not isinstance(name, str):
+            raise InputError(f"{source}: field '{where}': a strategy table needs name = \"...\"")
+        text = name + (":" + ",".join(f"{k}={v}" for k, v in table.items()) if table else "")
+    elif isinstance(entry, str):
+        text = entry
+    else:
+        raise InputError(f"{source}: field '{where}': expected a strategy name or table, "
+                         f"got {entry!r}")
+    spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'")
+    return spec.label()
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BatchConfig:
+    """Read ``path`` (or start from defaults when None), apply ``overrides`` (CLI options, same
+    field names; ``rules`` merges) and validate everything."""
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    document: dict[str, Any] = {}
+    source = str(path) if path is not None else "options"
+    base_dir = Path.cwd()
+    if path is not None:
+        path = Path(path)
+        base_dir = path.parent
+        try:
+            document = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: config file not found") from None
+        except tomllib.TOMLDecodeError as error:
+            raise InputError(f"{path}: not valid TOML ({error})") from None
+    known = set(FIELDS) | {"tiles", "cards"}
+    for key in document:
+        if key not in known:
+            raise InputError(f"{source}: unknown field '{key}'{did_you_mean(key, known)}")
+    for key, value in document.items():
+        if key in FIELDS:
+            _check_type(value, FIELDS[key][0], source, key)
+    rules_overrides = overrides.pop("rules", {}) or {}
+    data_override = overrides.pop("data_file", None)
+    merged = {**document, **overrides}
+    # An override of the batch size replaces the file's way of giving it.
+    if "deals" in overrides and "games" not in overrides:
+        merged.pop("games", None)
+    if "games" in overrides and "deals" not in overrides:
+        merged.pop("deals", None)
+    merged_rules = {**document.get("rules", {}), **rules_overrides}
+
+    game = get_game(_check_type(merged.get("game", "legendary-forests"), str, source, "game"),
+                    f"{source}: field 'game'")
+    players = game.check_players(merged.get("players", 4), source)
+    rules = game.resolve_rules(merged_rules, f"{source}: table 'rules'")
+
+    data_key = game.data_option
+    data_file = None
+    if data_override is not None:
+        data_file = str(data_override)
+    elif data_key in document:
+        value = _check_type(document[data_key], str, source, data_key)
+        data_file = str((base_dir / value).resolve()) if not Path(value).is_absolute() else value
+    for other in ("tiles", "cards"):
+        if other in document and other != data_key:
+            raise InputError(f"{source}: field '{other}': not used by {game.name} "
+                             f"(its data field is '{data_key}')")
+    if data_file is not None and not Path(data_file).is_file():
+        raise InputError(f"{source}: field '{data_key}': file not found: {data_file}")
+    data = game.load_data(data_file)
+
+    if "strategies" in merged and "pool" in merged:
+        raise InputError(f"{source}: fields 'strategies' and 'pool': give one or the other")
+    rotate = "pool" in merged
+    entries = merged.get("pool") if rotate else merged.get("strategies", ["greedy"])
+    where = "pool" if rotate else "strategies"
+    if isinstance(entries, str):
+        entries = [entries]
+    _check_type(entries, list, source, where)
+    if not entries:
+        raise InputError(f"{source}: field '{where}': needs at least one strategy")
+    labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]") for i, e in enumerate(entries))
+    if not rotate:
+        if len(labels) == 1:
+            labels = labels * players
+        elif len(labels) != players:
+            raise InputError(f"{source}: field 'strategies': {len(labels)} strategies for "
+                             f"{players} players; give one per seat, or one for all")
+
+    def positive(name: str, default: int | None) -> int | None:
+        value = merged.get(name, default)
+        if value is None:
+            return None
+        _check_type(value, int, source, name)
+        if value < 1:
+            raise InputError(f"{source}: field '{name}': must be at least 1, got {value}")
+        return value
+
+    games = positive("games", None)
+    deals = positive("deals", None)
+    replicates = positive("replicates_per_deal", 1)
+    if deals is not None and games is not None and games != deals * replicates:
+        raise InputError(f"{source}: field 'games': {games} is not deals x replicates_per_deal "
+                         f"= {deals * replicates}; give games, or deals and replicates_per_deal")
+    if deals is None:
+        deals = -(-(games if games is not None else 1000) // replicates)
+    games = deals * replicates
+    seed = merged.get("seed", 1)
+    _check_type(seed, int, source, "seed")
+    if seed < 0:
+        raise InputError(f"{source}: field 'seed': must be 0 or more, got {seed}")
+    shard_size = positive("shard_size", DEFAULT_SHARD_SIZE)
+    store = _check_type(merged.get("store", "rows"), str, source, "store")
+    if store not in STORES:
+        raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
+                         f"{did_you_mean(store, STORES)}")
+    name = _check_type(merged.get("name", Path(path).stem if path else "batch"), str, source,
+                       "name")
+    output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
+    return BatchConfig(
+        name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
+        deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
+        output=output, store=store, rules=rules, data_file=data_file,
+        data_digest=game.data_digest(data),
+    )
+
+
+def lineup_specs(config: BatchConfig, game: Game) -> list[StrategySpec]:
+    """The distinct strategies of the batch, parsed (index order = ``config.lineup`` order)."""
+    return [parse_strategy(label, game.strategies(), "config") for label in config.lineup]
