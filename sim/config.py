@@ -59,6 +59,7 @@ class BatchConfig:
     rules: dict[str, int] = field(default_factory=dict)
     data_file: str | None = None
     data_digest: str = ""
+    tags: dict[str, Any] = field(default_factory=dict)  # constant columns (e.g. a sweep point)
 
     def to_json(self) -> dict[str, Any]:
         """The config as a plain dict (what the manifest stores)."""
@@ -107,22 +108,34 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
     return spec.label()
 
 
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file as a dict, or a one-line InputError."""
+    path = Path(path)
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{path}: not valid TOML ({error})") from None
+
+
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BatchConfig:
     """Read ``path`` (or start from defaults when None), apply ``overrides`` (CLI options, same
     field names; ``rules`` merges) and validate everything."""
+    if path is None:
+        return config_from_document({}, "options", Path.cwd(), None, overrides)
+    return config_from_document(read_toml(path), str(path), Path(path).parent, Path(path).stem,
+                                overrides)
+
+
+def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
+                         default_name: str | None, overrides: dict[str, Any] | None = None,
+                         tags: dict[str, Any] | None = None) -> BatchConfig:
+    """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
+    from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    document: dict[str, Any] = {}
-    source = str(path) if path is not None else "options"
-    base_dir = Path.cwd()
-    if path is not None:
-        path = Path(path)
-        base_dir = path.parent
-        try:
-            document = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: config file not found") from None
-        except tomllib.TOMLDecodeError as error:
-            raise InputError(f"{path}: not valid TOML ({error})") from None
     known = set(FIELDS) | {"tiles", "cards"}
     for key in document:
         if key not in known:
@@ -205,14 +218,13 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
-    name = _check_type(merged.get("name", Path(path).stem if path else "batch"), str, source,
-                       "name")
+    name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
     return BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
-        data_digest=game.data_digest(data),
+        data_digest=game.data_digest(data), tags=dict(tags or {}),
     )
 
 

@@ -111,6 +111,8 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
         "win": columns["win"].astype(np.float32),
     }
     rows = rows_frame(common, columns, config.rules)
+    if config.tags:
+        rows = rows.with_columns(pl.lit(value).alias(name) for name, value in config.tags.items())
     notable = notable_games(game, task, rows, specs, seat_lineup, deals, strategies)
     if config.store == "rows":
         result = parquet_bytes(rows)
@@ -168,6 +170,7 @@ def config_from_manifest(manifest: dict[str, Any]) -> BatchConfig:
     """The BatchConfig a manifest was written for."""
     stored = dict(manifest["config"])
     stored["lineup"] = tuple(stored["lineup"])
+    stored.setdefault("tags", {})
     return BatchConfig(**stored)
 
 

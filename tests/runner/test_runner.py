@@ -169,3 +169,33 @@ def test_runs_lists_batches(tmp_path):
     assert "200/600" in line and "2/6" in line and "partial" in line
     manifest = json.loads((tmp_path / "runs" / "a" / "manifest.json").read_text())
     assert manifest["shards_done"] == [0, 1]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
+    config_path = write_config(tmp_path, CONFIG.replace("games = 600", "games = 4000")
+                               .replace("shard_size = 100", "shard_size = 50"))
+    run_dir = tmp_path / "run"
+    command = [sys.executable, "-m", "sim", "run", str(config_path), "--out", str(run_dir),
+               "--workers", workers, "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    shards = run_dir / "shards"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if shards.is_dir() and len(list(shards.glob("shard-*.parquet"))) >= 4:
+            break
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "--resume" in stderr
+    manifest = read_manifest(run_dir)
+    assert manifest["status"] == "interrupted"
+    kept = sorted(shards.glob("shard-*.parquet"))
+    assert len(kept) >= 4 and manifest["shards_done"] == sorted(
+        int(p.stem.split("-")[1]) for p in kept)
+    result = subprocess.run([sys.executable, "-m", "sim", "run", "--resume", str(run_dir),
+                             "--quiet"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert all_rows(run_dir)["game_id"].n_unique() == 4000
