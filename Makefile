@@ -30,6 +30,7 @@ demo: $(STAMP)
 	$(BIN)/sim play --players 4 --seed 1 --strategy greedy --json reports/demo/game-seed-1.json > /dev/null
 	$(BIN)/sim run configs/legendary-forests-4p.toml --out $(DEMO_RUN) \
 		$$(test -f $(DEMO_RUN)/manifest.json && echo --resume $(DEMO_RUN))
+	$(BIN)/sim report $(DEMO_RUN)
 	@echo "demo game (turn log and planets): reports/demo/game-seed-1.json"
 	@echo "demo batch (Parquet, one row per player per game): $(DEMO_RUN)"
 

@@ -298,6 +298,97 @@ def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
 
 @app.command()
 @user_errors
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="Batch folder written by `sim run`.",
+                                            file_okay=False)],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Report folder (default: reports/<batch name>)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
+) -> None:
+    """Turn a batch into a balance report: report.html (self-contained), report.md and
+    summary.parquet with every number shown, led by the three findings that matter."""
+    from sim.report import build_report
+
+    def step(message: str) -> None:
+        if not quiet:
+            typer.echo(f"  {message}", err=True)
+
+    result = build_report(run_dir, out, progress=step)
+    if not quiet:
+        typer.echo("Findings:")
+        for number, finding in enumerate(result.findings, 1):
+            typer.echo(f"  {number}. {finding}")
+        typer.echo(f"report written in {result.seconds:.1f} s:")
+    typer.echo(str(result.html))
+
+
+@app.command()
+@user_errors
+def sweep(
+    config_file: Annotated[
+        Path, typer.Argument(help="Sweep file: a config with a [sweep] table of axes "
+                                  "(and optionally [adaptive]).", dir_okay=False)],
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started in "
+                                                          "its output folder.")] = False,
+    games: Annotated[int | None, typer.Option(help="Override: games per grid point (the cap "
+                                                   "in adaptive mode).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
+    shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Play a grid of rules settings on common deals (one Parquet dataset, resumable)."""
+    from sim.sweep import load_sweep
+
+    overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
+                 "shard_size": shard_size}
+    plan = load_sweep(config_file, overrides)
+    states = run_sweep_with_progress(plan, workers=workers, backend=backend,
+                                     scheduler=scheduler, resume=resume, quiet=quiet)
+    print_sweep_points(plan, states)
+    typer.echo(str(plan.output))
+
+
+def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet):
+    """Run a sweep with one progress bar over all points; Ctrl-C keeps finished shards."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from sim.sweep import run_sweep
+
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("games"), TextColumn("{task.fields[point]}"),
+                        TimeElapsedColumn(), disable=quiet)
+    task = progress.add_task(plan.name, total=sum(p.config.games for p in plan.points),
+                             point="")
+
+    def update(done: int, total: int, label: str) -> None:
+        progress.update(task, completed=done, total=total, point=label)
+
+    try:
+        with progress:
+            return run_sweep(plan, workers=workers, backend=backend, scheduler=scheduler,
+                             resume=resume, progress=update)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished shards are kept; finish with --resume", err=True)
+        raise typer.Exit(130) from None
+
+
+def print_sweep_points(plan, states) -> None:
+    """One line per grid point: its values, games played and why it stopped."""
+    from sim.sweep import _point_games_done
+
+    for point in plan.points:
+        typer.echo(f"  {point.label:50s} {_point_games_done(point):>10,} games  "
+                   f"{states.get(point.index, 'pending')}")
+
+
+@app.command()
+@user_errors
 def runs(
     folder: Annotated[Path, typer.Argument(help="Folder to search for batches.")] = Path("runs"),
 ) -> None:

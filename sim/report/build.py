@@ -1,0 +1,424 @@
+"""``build_report``: a batch folder in, ``report.html``, ``report.md`` and ``summary.parquet`` out.
+
+The statistics come from ``sim.stats.analysis``; this module lays them out as sections of
+blocks (``sim.report.document``), draws the figures and writes every file atomically.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from sim.files import write_bytes_atomic, write_text_atomic
+from sim.report import plots
+from sim.report.document import (
+    Block,
+    Bullets,
+    Figure,
+    Heading,
+    Monospace,
+    Paragraph,
+    Table,
+    render_html,
+    render_markdown,
+)
+from sim.report.findings import FINDINGS_RULE, choose_findings, format_p_value
+from sim.report.summary_table import summary_table
+from sim.stats.analysis import BatchAnalysis, analyse_batch
+from sim.stats.batch import open_batch
+
+FIGURE_DIR = "figures"
+GAME_TITLES = {"legendary-forests": "Legendary Forests", "harmonies": "Harmonies"}
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What ``build_report`` wrote and found."""
+
+    html: Path
+    markdown: Path
+    summary_parquet: Path
+    findings: list[str]
+    seconds: float
+
+
+# --- number formatting -------------------------------------------------------------------------
+
+def _number(value, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def _count(value) -> str:
+    return "–" if value is None else f"{int(value):,}"
+
+
+def _with_ci(value, low, high, digits: int = 2) -> str:
+    return f"{_number(value, digits)} ({_number(low, digits)} to {_number(high, digits)})"
+
+
+def _percent_ci(value, low, high, digits: int = 1) -> str:
+    return (f"{_number(100 * value, digits)}% ({_number(100 * low, digits)}–"
+            f"{_number(100 * high, digits)}%)")
+
+
+def _show_rules(frame: pl.DataFrame) -> bool:
+    return "rules" in frame.columns and bool((frame["rules"] != "").any())
+
+
+def _group_cells(row: dict, show_rules: bool) -> list[str]:
+    cells = [str(row["players"])]
+    if show_rules:
+        cells.append(row["rules"])
+    return cells
+
+
+def _group_header(show_rules: bool) -> list[str]:
+    return ["Players", "Rules"] if show_rules else ["Players"]
+
+
+# --- sections ------------------------------------------------------------------------------------
+
+def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
+    batch = analysis.batch
+    manifest = batch.manifest
+    facts = (f"{GAME_TITLES.get(batch.game, batch.game)}; {batch.store} store; "
+             f"{analysis.games:,} games in {len(batch.shard_files)} shards; status "
+             f"{batch.status}; config hash {str(manifest.get('config_hash', '?'))[:12]}; "
+             f"written by sim {manifest.get('sim_version', '?')}.")
+    return [Paragraph(facts)]
+
+
+def _summary_blocks(findings: list[str]) -> list[Block]:
+    return [Heading("Summary: the findings that matter"), Bullets(tuple(findings), ordered=True),
+            Paragraph(FINDINGS_RULE)]
+
+
+def _distribution_row(row: dict, show_rules: bool, with_seat: bool) -> tuple[str, ...]:
+    cells = _group_cells(row, show_rules) + [row["strategy"]]
+    if with_seat:
+        cells.append(str(row["seat"]))
+    cells += [_count(row["player_games"]),
+              _with_ci(row["mean"], row["mean_low"], row["mean_high"]),
+              _number(row["sd"]),
+              *[str(row[q]) for q in ("q05", "q25", "q50", "q75", "q95")],
+              _percent_ci(row["win_rate"], row["win_rate_low"], row["win_rate_high"]),
+              f"{100 * row['tie_rate']:.1f}%"]
+    return tuple(cells)
+
+
+def _score_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+    table = analysis.distributions
+    show_rules = _show_rules(table)
+    header = (*_group_header(show_rules), "Strategy", "Player-games", "Mean score (95% CI)", "SD",
+              "5%", "25%", "50%", "75%", "95%", "Win rate (95% CI)", "Won in a tie")
+    pooled = table.filter(pl.col("seat").is_null())
+    blocks: list[Block] = [Heading("Scores and win rates by strategy")]
+    if "scores" in figures:
+        blocks.append(Figure("scores", figures["scores"],
+                             "Share of player-games at each final score, by strategy."))
+    blocks.append(Table(header, tuple(_distribution_row(r, show_rules, False)
+                                      for r in pooled.iter_rows(named=True))))
+    per_seat = table.filter(pl.col("seat").is_not_null())
+    seat_header = (*header[:len(header) - 10], "Seat", *header[len(header) - 10:])
+    blocks += [Paragraph("The same by seat:"),
+               Table(seat_header, tuple(_distribution_row(r, show_rules, True)
+                                        for r in per_seat.iter_rows(named=True))),
+               Paragraph("Quantiles are scores (points): the q-quantile is the lowest score "
+                         "reached or beaten by a share q of player-games. A shared win counts as "
+                         "a fraction of a win; 'won in a tie' is the share of player-games won "
+                         "jointly.")]
+    return blocks
+
+
+def _seat_test_text(row: dict) -> str:
+    where = f"{row['players']} players" + (f", {row['rules']}" if row["rules"] else "")
+    if row["best_seat"] is None:
+        return f"{where}: a single seat, nothing to compare."
+    if not row["balanced"]:
+        test = ("test of equal seats not run: strategies do not sit equally often in every "
+                "seat, so seat and strategy effects are mixed")
+    else:
+        test = (f"chi-square test of equal seats: {row['chi_square']:.1f} on "
+                f"{row['degrees_of_freedom']} degrees of freedom, {format_p_value(row['p_value'])}")
+    return (f"{where}: {test}. Largest win-rate gap: seat {row['best_seat']} minus seat "
+            f"{row['worst_seat']} = {100 * row['win_gap']:.1f} percentage points "
+            f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
+            f"{100 * row['win_gap_high']:.1f}). Largest mean-score gap: seat "
+            f"{row['high_score_seat']} minus seat {row['low_score_seat']} = "
+            f"{row['score_gap']:.2f} points ({row['score_gap_low']:.2f} to "
+            f"{row['score_gap_high']:.2f}); standard errors {row['gap_method']}.")
+
+
+def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
+                 panel: tuple[int, str]) -> list[Block]:
+    seats = analysis.seats
+    show_rules = _show_rules(seats)
+    blocks: list[Block] = [Heading("Seat advantage")]
+    if "seats" in figures:
+        blocks.append(Figure("seats", figures["seats"],
+                             "Win rate by seat, all strategies together, with 95% Wilson "
+                             "intervals; the dashed line is the share every seat would have if "
+                             "seats were equal."))
+    blocks.append(Table(
+        (*_group_header(show_rules), "Seat", "Games", "Mean score (95% CI)",
+         "Win rate (95% CI)", "Won in a tie"),
+        tuple((*_group_cells(r, show_rules), str(r["seat"]), _count(r["player_games"]),
+               _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
+               _percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]),
+               f"{100 * r['tie_rate']:.1f}%") for r in seats.iter_rows(named=True))))
+    blocks += [Paragraph(_seat_test_text(r)) for r in analysis.seat_tests.iter_rows(named=True)]
+    blocks += _token_blocks(analysis, figures, panel)
+    return blocks
+
+
+def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
+                  panel: tuple[int, str]) -> list[Block]:
+    if analysis.token_table is None:
+        return []
+    players, rules = panel
+    blocks: list[Block] = [Heading("Construction token and tree-pick order", 3),
+                           Paragraph("Tree phase k (k = 0, 1, ...) is led by seat k mod players, "
+                                     "so seat s picks at position (s - k) mod players; when the "
+                                     "light tiles drawn are not a multiple of the player count, "
+                                     "the first seats lead one phase more.")]
+    if analysis.token_effect is not None:
+        for row in analysis.token_effect.iter_rows(named=True):
+            blocks.append(Paragraph(
+                f"{row['players']} players: leading one more tree phase than the others is "
+                f"worth {_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])}"
+                f" points and {_with_ci(100 * row['win_gap'], 100 * row['win_gap_low'], 100 * row['win_gap_high'], 1)}"  # noqa: E501
+                f" percentage points of win chance (95% CIs; within-game differences over "
+                f"{row['games']:,} games)."))
+    if "light" in figures:
+        blocks.append(Figure("light", figures["light"],
+                             "Mean score by light tiles drawn: all players with its 95% CI, and "
+                             "each seat (the seats that lead more tree phases rise above)."))
+    table = analysis.token_table.filter((pl.col("players") == players)
+                                        & (pl.col("rules") == rules))
+    blocks.append(Table(
+        ("Light tiles drawn", "Seat", "Phases leading", "Mean pick position (0 = first)",
+         "Player-games", "Mean score (95% CI)", "Win rate"),
+        tuple((str(r["light_tiles_drawn"]), str(r["seat"]), _number(r["first_picks"], 0),
+               _number(r["mean_position"]), _count(r["player_games"]),
+               _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
+               f"{100 * r['win_rate']:.1f}%") for r in table.iter_rows(named=True))))
+    return blocks
+
+
+def _strategy_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+    blocks: list[Block] = [Heading("Strategy against strategy")]
+    if analysis.head_to_head is not None:
+        if "matrix" in figures:
+            blocks.append(Figure("matrix", figures["matrix"],
+                                 "Share of meetings at the same table in which the row strategy "
+                                 "finishes ahead of the column strategy (ties count one half)."))
+        blocks.append(Table(
+            ("Players", "Strategy", "Opponent", "Games together", "Finishes ahead (95% CI)"),
+            tuple((str(r["players"]), r["strategy"], r["opponent"], _count(r["games"]),
+                   _percent_ci(r["ahead_rate"], r["ahead_rate_low"], r["ahead_rate_high"]))
+                  for r in analysis.head_to_head.iter_rows(named=True))))
+    if analysis.strategy_gaps.is_empty():
+        strategies = sorted(set(analysis.distributions["strategy"]))
+        blocks.append(Paragraph(f"Only one strategy played ({', '.join(strategies)}): there is "
+                                f"nothing to compare."))
+        return blocks
+    for row in analysis.strategy_gaps.iter_rows(named=True):
+        blocks.append(Paragraph(
+            f"{row['players']} players: {row['best']} scores "
+            f"{_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])} points "
+            f"more than {row['worst']} on average (simultaneous 95% CI over all strategy pairs; "
+            f"win rates {100 * row['best_win_rate']:.1f}% and "
+            f"{100 * row['worst_win_rate']:.1f}%)."))
+    return blocks
+
+
+def _variance_label(row: dict) -> str:
+    return "all seats" if row["seat"] is None else f"seat {row['seat']}"
+
+
+def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+    blocks: list[Block] = [Heading("Tile-set variance: what the deal decides")]
+    if analysis.deal_variance is not None:
+        if "variance" in figures:
+            blocks.append(Figure("variance", figures["variance"],
+                                 "Share of a player's score variance between deals (what the "
+                                 "deal decides) and within a deal (what the play decides)."))
+        blocks.append(Table(
+            ("Players", "Seat", "Deals", "Games per deal", "Between-deal variance",
+             "Within-deal variance", "Deal's share: ICC (95% CI)"),
+            tuple((str(r["players"]), _variance_label(r), _count(r["deals"]),
+                   _number(r["games_per_deal"], 1), _number(r["between_deal_variance"]),
+                   _number(r["within_deal_variance"]),
+                   _percent_ci(r["icc"], r["icc_low"], r["icc_high"]))
+                  for r in analysis.deal_variance.iter_rows(named=True))))
+        blocks.append(Paragraph(
+            "One-way random-effects model per seat: score = strategy's mean + deal effect + "
+            "play. The pooled row adds the seats' sums of squares (seat means removed); its "
+            "interval uses one "
+            "seat's degrees of freedom, because seats share a deal, and is therefore "
+            "conservative. The F-based interval is exact for equal replicates per deal and an "
+            "approximation otherwise (games per deal is then the ANOVA's n0)."))
+    if analysis.tile_impact is not None:
+        if "tiles" in figures:
+            blocks.append(Figure("tiles", figures["tiles"],
+                                 "Mean score per player of deals with the tile removed unseen "
+                                 "minus deals without it (95% CIs, deals as units)."))
+        blocks.append(Table(
+            ("Players", "Tile", "Deals removed", "Deals kept", "Mean removed", "Mean kept",
+             "Effect (95% CI)"),
+            tuple((str(r["players"]), str(r["tile"]), _count(r["deals_removed"]),
+                   _count(r["deals_kept"]), _number(r["mean_removed"]), _number(r["mean_kept"]),
+                   _with_ci(r["effect"], r["effect_low"], r["effect_high"]))
+                  for r in analysis.tile_impact.iter_rows(named=True))))
+        blocks.append(Paragraph(
+            "With many tiles compared, about 1 in 20 intervals misses zero by chance alone; the "
+            "summary only names a tile whose effect survives a Bonferroni correction."))
+    if analysis.light_tiles is not None:
+        blocks.append(Heading("Light tiles drawn", 3))
+        blocks.append(Table(
+            ("Players", "Light tiles drawn", "Deals", "Mean score (95% CI)"),
+            tuple((str(r["players"]), str(r["light_tiles_drawn"]), _count(r["deals"]),
+                   _with_ci(r["mean"], r["mean_low"], r["mean_high"]))
+                  for r in analysis.light_tiles.iter_rows(named=True))))
+        if analysis.light_slope is not None:
+            for row in analysis.light_slope.iter_rows(named=True):
+                blocks.append(Paragraph(
+                    f"{row['players']} players: each extra light tile drawn changes the mean "
+                    f"score by {_with_ci(row['slope'], row['slope_low'], row['slope_high'])} "
+                    f"points per player (least-squares slope over {row['deals']:,} deals)."))
+    if len(blocks) == 1:
+        blocks.append(Paragraph("Needs the rows store (and, for the deal's share, replayed "
+                                "deals): see the notes at the end."))
+    return blocks
+
+
+def _convergence_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+    blocks: list[Block] = [Heading("Convergence: how many games are enough")]
+    if "convergence" in figures:
+        blocks.append(Figure("convergence", figures["convergence"],
+                             "Running estimates with their 95% intervals as games accumulate "
+                             "(in the order played)."))
+    if not analysis.games_needed.is_empty():
+        names = {"mean_score": "mean score (points)", "seat_0_win_rate": "seat 0 win rate"}
+        blocks.append(Table(
+            ("Players", "Estimate", "Precision wanted (±)", "Precision now (±)", "Games played",
+             "Games needed"),
+            tuple((str(r["players"]), names[r["metric"]],
+                   f"{r['precision']:g}" if r["metric"] == "mean_score"
+                   else f"{100 * r['precision']:g} pp",
+                   _number(r["half_width_now"], 3) if r["metric"] == "mean_score"
+                   else f"{100 * r['half_width_now']:.2f} pp",
+                   _count(r["games_played"]), _count(r["games_needed"]))
+                  for r in analysis.games_needed.iter_rows(named=True))))
+        unit = "deal" if analysis.batch.is_rows else "shard"
+        blocks.append(Paragraph(
+            f"Each {unit} is one independent unit; the interval is the ratio estimator's, so it "
+            f"counts any correlation inside a {unit}. Games needed = (1.96 sigma / precision)^2 "
+            f"with sigma^2 the variance per game measured on the whole batch."))
+    return blocks
+
+
+def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
+    notable = analysis.notable
+    if notable is None or notable.is_empty():
+        return []
+    best = notable.group_by(["kind", "game_id"]).agg(pl.col("score").max().alias("best"))
+    blocks: list[Block] = [Heading("Highest- and lowest-scoring games")]
+    for kind, descending in (("highest", True), ("lowest", False)):
+        candidates = best.filter(pl.col("kind") == kind).sort(["best", "game_id"],
+                                                              descending=[descending, False])
+        if candidates.is_empty():
+            continue
+        game_id, top = candidates["game_id"][0], candidates["best"][0]
+        blocks.append(Heading(f"The {kind}-scoring game: game {game_id} (best score {top})", 3))
+        seats = notable.filter((pl.col("kind") == kind) & (pl.col("game_id") == game_id))
+        for row in seats.sort("seat").iter_rows(named=True):
+            blocks.append(Monospace(f"Seat {row['seat']} ({row['strategy']}): {row['score']} "
+                                    f"points", row["drawing"]))
+    return blocks
+
+
+def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
+    methods = [
+        "Seats are numbered from 0: seat 0 is the Architect and the first token holder.",
+        "Win rates: a win shared by k seats counts 1/k; intervals are 95% Wilson score "
+        "intervals.",
+        "Mean scores: mean ± 1.96 SD/√n, treating player-games as independent.",
+        "Test of equal seats: Pearson chi-square of the seats' wins against equal shares "
+        "(k - 1 degrees of freedom), run where every seat sees the same mix of strategies. "
+        "Gaps between the best and worst seat or strategy use Bonferroni-adjusted (simultaneous) "
+        "95% intervals, since the pair is picked after looking.",
+        "Needs the rows store: head-to-head results, the deal's share of the variance (also "
+        "needs replays of each deal), tile impact, light tiles and the construction token. The "
+        "summary store gives distributions, win rates, the seat tables and convergence by shard.",
+    ]
+    return [Heading("Notes and methods"), Bullets(tuple(analysis.notes + methods))]
+
+
+# --- the entry point -----------------------------------------------------------------------------
+
+def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, bytes]:
+    players, rules = panel
+    drawn = {
+        "scores": plots.score_distributions(analysis.pooled_histogram),
+        "seats": plots.seat_win_rates(analysis.seats, analysis.seat_tests),
+        "matrix": plots.win_matrix(analysis.head_to_head, players, rules),
+        "variance": plots.variance_decomposition(analysis.deal_variance, players, rules),
+        "tiles": plots.tile_impact(analysis.tile_impact, players, rules),
+        "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules),
+        "convergence": plots.convergence(analysis.running, players, rules),
+    }
+    return {name: png for name, png in drawn.items() if png is not None}
+
+
+def build_report(run_dir: Path, out_dir: Path | None = None,
+                 progress: Callable[[str], None] | None = None) -> ReportResult:
+    """Build the report of the batch in ``run_dir``.
+
+    Writes ``report.html`` (self-contained, figures embedded), ``report.md`` (figures in
+    ``figures/``) and ``summary.parquet`` (every number, long format) to ``out_dir``, by default
+    ``reports/<batch name>`` under the current directory. ``progress`` receives one short
+    message per step. Raises ``sim.errors.InputError`` for a missing or invalid batch folder,
+    manifest or shard.
+    """
+    start = time.perf_counter()
+
+    def step(message: str) -> None:
+        if progress is not None:
+            progress(message)
+
+    batch = open_batch(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else Path("reports") / batch.name
+    analysis = analyse_batch(batch, step)
+    panel = analysis.main_panel()
+    findings = choose_findings(analysis)
+
+    step("figures")
+    figures = _draw_figures(analysis, panel)
+    blocks = (_heading_blocks(analysis) + _summary_blocks(findings)
+              + _score_blocks(analysis, figures) + _seat_blocks(analysis, figures, panel)
+              + _strategy_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
+              + _convergence_blocks(analysis, figures) + _notable_blocks(analysis)
+              + _notes_blocks(analysis))
+    title = f"Balance report: {batch.name}"
+
+    step("writing")
+    html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
+    parquet_path = out_dir / "summary.parquet"
+    write_text_atomic(html_path, render_html(title, blocks))
+    for name, png in figures.items():
+        write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)
+    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR))
+    buffer = io.BytesIO()
+    summary_table(analysis).write_parquet(buffer)
+    write_bytes_atomic(parquet_path, buffer.getvalue())
+    return ReportResult(html=html_path, markdown=markdown_path, summary_parquet=parquet_path,
+                        findings=findings, seconds=time.perf_counter() - start)

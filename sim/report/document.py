@@ -1,0 +1,135 @@
+"""A report as a list of blocks, rendered to one self-contained HTML page or to Markdown.
+
+Blocks: headings, paragraphs, bullet lists, tables (already formatted strings), figures (PNG
+bytes: embedded as base64 in HTML, written beside the Markdown file) and monospace text.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+    ordered: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # file stem, e.g. "seat-win-rates"
+    png: bytes
+    caption: str
+
+
+@dataclass(frozen=True)
+class Monospace:
+    caption: str
+    text: str
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure | Monospace
+
+STYLE_SHEET = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1200px;
+       margin: 2em auto; padding: 0 1.5em; color: #222; line-height: 1.45; }
+h1 { border-bottom: 3px solid #1f77b4; padding-bottom: .3em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: .92em; }
+th, td { border: 1px solid #ddd; padding: .3em .6em; text-align: right; }
+th { background: #f2f6fa; }
+td:first-child, th:first-child { text-align: left; }
+figure { margin: 1.5em 0; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { color: #555; font-size: .92em; }
+pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: .8em; overflow-x: auto;
+      font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; line-height: 1.15; }
+.findings li { font-size: 1.1em; margin: .5em 0; }
+.drawings { display: flex; flex-wrap: wrap; gap: 1em; }
+"""
+
+
+def render_html(title: str, blocks: list[Block]) -> str:
+    """One self-contained HTML page: inline style sheet, figures as base64 PNG data URIs."""
+    parts = [f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             f"<title>{html.escape(title)}</title>\n<style>{STYLE_SHEET}</style>\n</head>\n"
+             f"<body>\n<h1>{html.escape(title)}</h1>"]
+    for index, block in enumerate(blocks):
+        # Consecutive drawings (the seats of one game) sit side by side.
+        starts_drawings = isinstance(block, Monospace) and (
+            index == 0 or not isinstance(blocks[index - 1], Monospace))
+        if starts_drawings:
+            parts.append('<div class="drawings">')
+        if isinstance(block, Heading):
+            parts.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            parts.append(f"<p>{html.escape(block.text)}</p>")
+        elif isinstance(block, Bullets):
+            tag = "ol" if block.ordered else "ul"
+            items = "".join(f"<li>{html.escape(item)}</li>" for item in block.items)
+            css = ' class="findings"' if block.ordered else ""
+            parts.append(f"<{tag}{css}>{items}</{tag}>")
+        elif isinstance(block, Table):
+            head = "".join(f"<th>{html.escape(cell)}</th>" for cell in block.header)
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
+                           + "</tr>" for row in block.rows)
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif isinstance(block, Figure):
+            data = base64.b64encode(block.png).decode("ascii")
+            parts.append(f"<figure><img alt=\"{html.escape(block.caption)}\" "
+                         f"src=\"data:image/png;base64,{data}\"><figcaption>"
+                         f"{html.escape(block.caption)}</figcaption></figure>")
+        elif isinstance(block, Monospace):
+            parts.append(f"<figure><figcaption>{html.escape(block.caption)}</figcaption>"
+                         f"<pre>{html.escape(block.text)}</pre></figure>")
+            if index == len(blocks) - 1 or not isinstance(blocks[index + 1], Monospace):
+                parts.append("</div>")
+    parts.append("</body>\n</html>\n")
+    return "\n".join(parts)
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(title: str, blocks: list[Block], figure_dir: str) -> str:
+    """Markdown with figures referenced as ``figure_dir/<name>.png`` (written by the caller)."""
+    parts = [f"# {title}"]
+    for block in blocks:
+        if isinstance(block, Heading):
+            parts.append(f"{'#' * block.level} {block.text}")
+        elif isinstance(block, Paragraph):
+            parts.append(block.text)
+        elif isinstance(block, Bullets):
+            parts.append("\n".join(f"{index + 1}. {item}" if block.ordered else f"- {item}"
+                                   for index, item in enumerate(block.items)))
+        elif isinstance(block, Table):
+            lines = ["| " + " | ".join(_markdown_cell(c) for c in block.header) + " |",
+                     "|" + "|".join(" --- " for _ in block.header) + "|"]
+            lines += ["| " + " | ".join(_markdown_cell(c) for c in row) + " |"
+                      for row in block.rows]
+            parts.append("\n".join(lines))
+        elif isinstance(block, Figure):
+            parts.append(f"![{block.caption}]({figure_dir}/{block.name}.png)\n\n*{block.caption}*")
+        elif isinstance(block, Monospace):
+            parts.append(f"{block.caption}\n\n```text\n{block.text}\n```")
+    return "\n\n".join(parts) + "\n"

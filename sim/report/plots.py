@@ -1,0 +1,262 @@
+"""The report's figures: matplotlib (Agg), one style, PNG bytes sized for a 16:9 slide.
+
+Each function takes the statistics' tables and returns PNG bytes, or None when there is nothing
+to draw. Titles say what is shown, axes carry units, intervals are drawn as bars or bands.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+STYLE = {
+    "figure.figsize": (11.0, 6.2),  # 16:9, readable when a slide shows it full width
+    "figure.dpi": 100,
+    "savefig.dpi": 110,
+    "font.size": 14,
+    "axes.titlesize": 17,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 15,
+    "xtick.labelsize": 13,
+    "ytick.labelsize": 13,
+    "legend.fontsize": 13,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]),
+}
+POSITIVE, NEGATIVE, NEUTRAL = "#2ca02c", "#d62728", "#1f77b4"
+MAX_PANELS = 4
+
+
+@contextmanager
+def _figure(panels: int = 1, title: str = ""):
+    """A styled figure with ``panels`` axes side by side; yields (figure, axes list)."""
+    with plt.rc_context(STYLE):
+        figure, axes = plt.subplots(1, panels, squeeze=False)
+        if title:
+            figure.suptitle(title, fontsize=18, fontweight="bold")
+        try:
+            yield figure, list(axes[0])
+        finally:
+            plt.close(figure)
+
+
+def _png(figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def _panel_title(players: int, rules: str) -> str:
+    return f"{players} players" + (f", {rules}" if rules else "")
+
+
+def _panels(frame: pl.DataFrame) -> list[tuple[tuple[int, str], pl.DataFrame]]:
+    """(players, rules) groups of ``frame`` in order, at most ``MAX_PANELS``."""
+    groups = sorted(frame.group_by(["players", "rules"]), key=lambda item: item[0])
+    return groups[:MAX_PANELS]
+
+
+def score_distributions(pooled_histogram: pl.DataFrame) -> bytes | None:
+    """Share of player-games at each score, one line per strategy, one panel per player
+    count."""
+    panels = _panels(pooled_histogram)
+    if not panels:
+        return None
+    with _figure(len(panels), "Final score distribution by strategy") as (figure, axes):
+        for axis, ((players, rules), panel) in zip(axes, panels, strict=False):
+            for strategy, part in sorted(panel.group_by("strategy"), key=lambda item: item[0]):
+                part = part.sort("score")
+                share = 100 * part["count"] / part["count"].sum()
+                axis.step(part["score"], share, where="mid", linewidth=2,
+                          label=f"{strategy[0]} (n = {part['count'].sum():,})")
+            axis.set_title(_panel_title(players, rules))
+            axis.set_xlabel("Final score (points)")
+            axis.set_ylabel("Share of player-games (%)")
+            axis.legend(loc="upper left")
+        return _png(figure)
+
+
+def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
+    """Win rate by seat with 95% Wilson intervals and the equal-share line."""
+    panels = _panels(seats)
+    if not panels:
+        return None
+    with _figure(len(panels), "Win rate by seat (95% Wilson intervals)") as (figure, axes):
+        for axis, ((players, rules), panel) in zip(axes, panels, strict=False):
+            panel = panel.sort("seat")
+            rate = 100 * panel["win_rate"].to_numpy()
+            error = np.vstack([rate - 100 * panel["win_rate_low"].to_numpy(),
+                               100 * panel["win_rate_high"].to_numpy() - rate])
+            axis.bar(panel["seat"].to_numpy(), rate, color=NEUTRAL, alpha=0.8)
+            axis.errorbar(panel["seat"].to_numpy(), rate, yerr=error, fmt="none", ecolor="black",
+                          capsize=6, linewidth=1.5)
+            axis.axhline(100 / players, color="black", linestyle="--", linewidth=1.2,
+                         label=f"equal share ({100 / players:.1f}%)")
+            test = tests.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+            subtitle = _panel_title(players, rules)
+            if not test.is_empty() and test["p_value"][0] is not None:
+                p_value = test["p_value"][0]
+                subtitle += "; equal seats: " + ("p < 1e-300" if p_value < 1e-300
+                                                 else f"p = {p_value:.2g}")
+            axis.set_title(subtitle)
+            axis.set_xticks(panel["seat"].to_numpy())
+            axis.set_xlabel("Seat (0 = first player)")
+            axis.set_ylabel("Win rate (% of games)")
+            axis.legend(loc="lower right")
+        return _png(figure)
+
+
+def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
+    """Heat map: how often the row strategy finishes ahead of the column strategy."""
+    if matrix is None:
+        return None
+    panel = matrix.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+    if panel.is_empty():
+        return None
+    names = sorted(set(panel["strategy"]) | set(panel["opponent"]))
+    grid = np.full((len(names), len(names)), np.nan)
+    for row in panel.iter_rows(named=True):
+        grid[names.index(row["strategy"]), names.index(row["opponent"])] = 100 * row["ahead_rate"]
+    with _figure(1, "Head to head: row strategy finishes ahead of column strategy") as (
+            figure, axes):
+        axis = axes[0]
+        image = axis.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
+        axis.grid(False)
+        for (i, j), value in np.ndenumerate(grid):
+            if not np.isnan(value):
+                axis.text(j, i, f"{value:.1f}%", ha="center", va="center", fontsize=14)
+        axis.set_xticks(range(len(names)), names, rotation=20, ha="right")
+        axis.set_yticks(range(len(names)), names)
+        axis.set_xlabel("Opponent strategy")
+        axis.set_ylabel("Strategy")
+        axis.set_title(_panel_title(players, rules))
+        figure.colorbar(image, ax=axis, label="Finishes ahead (% of meetings)")
+        return _png(figure)
+
+
+def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
+    """Bar per tile: change in mean score when the tile is removed unseen, with 95% CIs."""
+    if impact is None:
+        return None
+    panel = impact.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+    if panel.is_empty():
+        return None
+    panel = panel.sort("tile")
+    effect = panel["effect"].to_numpy()
+    error = np.vstack([effect - panel["effect_low"].to_numpy(),
+                       panel["effect_high"].to_numpy() - effect])
+    colours = [POSITIVE if e > 0 else NEGATIVE for e in effect]
+    with _figure(1, "Effect of a tile being removed unseen (95% CIs)") as (figure, axes):
+        axis = axes[0]
+        axis.bar(panel["tile"].to_numpy(), effect, color=colours, alpha=0.85)
+        axis.errorbar(panel["tile"].to_numpy(), effect, yerr=error, fmt="none", ecolor="black",
+                      capsize=4)
+        axis.axhline(0, color="black", linewidth=1)
+        axis.set_xticks(panel["tile"].to_numpy())
+        axis.set_xlabel("Tile number")
+        axis.set_ylabel("Mean score change when removed\n(points per player)")
+        axis.set_title(_panel_title(players, rules))
+        return _png(figure)
+
+
+def variance_decomposition(variance: pl.DataFrame | None, players: int,
+                           rules: str) -> bytes | None:
+    """Stacked bars: share of score variance between deals and within a deal, per seat and
+    pooled, with the intraclass correlation's 95% CI."""
+    if variance is None:
+        return None
+    panel = variance.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+    if panel.is_empty():
+        return None
+    labels, share, low, high = [], [], [], []
+    for row in panel.iter_rows(named=True):
+        labels.append("all seats" if row["seat"] is None else f"seat {row['seat']}")
+        share.append(100 * max(row["icc"], 0.0))
+        low.append(100 * max(row["icc_low"], 0.0))
+        high.append(100 * min(row["icc_high"], 1.0))
+    position = np.arange(len(labels))[::-1]
+    share = np.array(share)
+    with _figure(1, "How much of a player's score variance the deal decides") as (figure, axes):
+        axis = axes[0]
+        axis.barh(position, share, color=NEUTRAL, label="between deals (the deal)")
+        axis.barh(position, 100 - share, left=share, color="#c7c7c7",
+                  label="within a deal (the play)")
+        axis.errorbar(share, position, xerr=np.vstack([share - low, np.array(high) - share]),
+                      fmt="none", ecolor="black", capsize=5, label="95% CI of the deal's share")
+        axis.set_yticks(position, labels)
+        axis.set_xlim(0, 100)
+        axis.set_xlabel("Share of score variance (%)")
+        axis.set_title(_panel_title(players, rules))
+        axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
+        return _png(figure)
+
+
+def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players: int,
+                rules: str) -> bytes | None:
+    """Mean score by light tiles drawn: all players (95% CIs) and, when known, per seat."""
+    if table is None:
+        return None
+    panel = table.filter((pl.col("players") == players) & (pl.col("rules") == rules)
+                         & (pl.col("deals") >= 2)).sort("light_tiles_drawn")
+    if panel.is_empty():
+        return None
+    with _figure(1, "Mean score by number of light tiles drawn") as (figure, axes):
+        axis = axes[0]
+        x = panel["light_tiles_drawn"].to_numpy()
+        axis.fill_between(x, panel["mean_low"].to_numpy(), panel["mean_high"].to_numpy(),
+                          color="black", alpha=0.15, label="all players, 95% CI")
+        axis.plot(x, panel["mean"].to_numpy(), color="black", linewidth=2.5, marker="o",
+                  label="all players")
+        if token is not None:
+            seats = token.filter((pl.col("players") == players) & (pl.col("rules") == rules)
+                                 & pl.col("light_tiles_drawn").is_in(list(x)))
+            for seat, part in sorted(seats.group_by("seat"), key=lambda item: item[0]):
+                part = part.sort("light_tiles_drawn")
+                axis.plot(part["light_tiles_drawn"].to_numpy(), part["mean"].to_numpy(),
+                          marker=".", linewidth=1.5, label=f"seat {seat[0]}")
+        axis.set_xticks(x)
+        axis.set_xlabel("Light tiles drawn (= tree phases)")
+        axis.set_ylabel("Mean score (points per player)")
+        axis.set_title(_panel_title(players, rules))
+        axis.legend(loc="best", ncol=2)
+        return _png(figure)
+
+
+def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None:
+    """Running mean score and seat-0 win rate with 95% bands against games played."""
+    panel = running.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+    if panel.is_empty():
+        return None
+    metrics = (("mean_score", "Mean score (points per player)", 1.0, ""),
+               ("seat_0_win_rate", "Seat 0 win rate (% of games)", 100.0, "%"))
+    with _figure(2, "Convergence: estimate and 95% CI as games accumulate") as (figure, axes):
+        for axis, (metric, label, scale, unit) in zip(axes, metrics, strict=True):
+            part = panel.filter(pl.col("metric") == metric).sort("games")
+            games = part["games"].to_numpy()
+            axis.fill_between(games, scale * part["ci_low"].to_numpy(),
+                              scale * part["ci_high"].to_numpy(), alpha=0.25, color=NEUTRAL,
+                              label="95% CI")
+            axis.plot(games, scale * part["value"].to_numpy(), color=NEUTRAL, linewidth=2,
+                      label="running estimate")
+            final = scale * part["value"][-1]
+            axis.axhline(final, color="black", linestyle=":", linewidth=1,
+                         label=f"final: {final:.2f}{unit}")
+            axis.set_xscale("log")
+            axis.set_xlabel("Games played (log scale)")
+            axis.set_ylabel(label)
+            axis.set_title(_panel_title(players, rules))
+            axis.legend(loc="best")
+        return _png(figure)

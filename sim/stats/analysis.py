@@ -1,0 +1,151 @@
+"""Every statistic of a batch in one pass over its Parquet files.
+
+``analyse_batch`` reads the columns it needs once (a few narrow columns, kept in polars), then
+computes each section. What a store or a game cannot give is left as None, with a note saying
+why; the report prints those notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from sim.stats.batch import Batch
+from sim.stats.convergence import convergence_units, games_needed, running_estimates
+from sim.stats.scores import distributions, pooled_histogram, score_histogram
+from sim.stats.seats import extra_token_effect, seat_table, seat_tests, token_table
+from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+
+ROW_COLUMNS = ["game_id", "deal_id", "replicate", "players", "rules", "strategy", "seat", "score",
+               "rank", "win"]
+TOKEN_COLUMNS = ["tree_phases_as_token_holder", "light_tiles_drawn"]
+
+
+@dataclass
+class BatchAnalysis:
+    """The numbers of a batch, section by section (None where not computable)."""
+
+    batch: Batch
+    games: int
+    histogram: pl.DataFrame
+    distributions: pl.DataFrame
+    pooled_histogram: pl.DataFrame
+    seats: pl.DataFrame
+    seat_tests: pl.DataFrame
+    strategy_gaps: pl.DataFrame
+    running: pl.DataFrame
+    games_needed: pl.DataFrame
+    head_to_head: pl.DataFrame | None = None
+    token_table: pl.DataFrame | None = None
+    token_effect: pl.DataFrame | None = None
+    deal_variance: pl.DataFrame | None = None
+    tile_impact: pl.DataFrame | None = None
+    light_tiles: pl.DataFrame | None = None
+    light_slope: pl.DataFrame | None = None
+    notable: pl.DataFrame | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def main_panel(self) -> tuple[int, str]:
+        """The (players, rules) with the most games: the one the summary speaks about."""
+        totals = (self.seats.group_by(["players", "rules"])
+                  .agg(pl.col("player_games").min().alias("games"))
+                  .sort(["games", "players", "rules"], descending=[True, False, False]))
+        return int(totals["players"][0]), str(totals["rules"][0])
+
+
+def _read_rows(batch: Batch) -> pl.LazyFrame:
+    """The rows store's columns the statistics use, read once into memory (narrow: about 40
+    bytes per row) and handed on as a lazy frame."""
+    columns = list(ROW_COLUMNS)
+    for extra in [*TOKEN_COLUMNS, "removed_tiles_mask"]:
+        if batch.has_columns(extra):
+            columns.append(extra)
+    return batch.scan(columns).collect().lazy()
+
+
+def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -> BatchAnalysis:
+    """Compute every section of the report for ``batch``; ``progress`` gets a short message as
+    each section starts."""
+
+    def step(message: str) -> None:
+        if progress is not None:
+            progress(message)
+
+    notes = []
+    rows = None
+    if batch.is_rows:
+        step("reading rows")
+        rows = _read_rows(batch)
+    else:
+        notes.append("This batch kept the summary store (score histograms), so head-to-head "
+                     "results, the deal's share of the variance, tile impact, light tiles and the "
+                     "construction token need a batch run with the rows store.")
+    if batch.status != "complete":
+        notes.append(f"The batch is {batch.status}: {len(batch.shard_files)} of "
+                     f"{batch.manifest.get('shards_total', '?')} shards are finished and reported.")
+
+    step("score distributions")
+    histogram = score_histogram(batch, rows)
+    table = distributions(histogram)
+    pooled = table.filter(pl.col("seat").is_null())
+    seats = seat_table(histogram)
+    games = int(seats.group_by(["players", "rules"]).agg(pl.col("player_games").min())
+                ["player_games"].sum())
+
+    step("seat advantage")
+    tests = seat_tests(histogram, rows)
+    if not tests["balanced"].all():
+        notes.append("In some player counts the strategies do not sit equally often in every "
+                     "seat, so seat and strategy effects are mixed there: the test of equal "
+                     "seats is not run for them.")
+
+    step("convergence")
+    units = convergence_units(batch, rows)
+    running = running_estimates(units)
+    if running.is_empty():
+        notes.append("Convergence needs at least two units (deals or shards); this batch has "
+                     "fewer.")
+    analysis = BatchAnalysis(
+        batch=batch, games=games, histogram=histogram, distributions=table,
+        pooled_histogram=pooled_histogram(histogram), seats=seats, seat_tests=tests,
+        strategy_gaps=strategy_gaps(pooled), running=running, games_needed=games_needed(running),
+        notes=notes)
+
+    if rows is not None:
+        step("strategies head to head")
+        matrix = head_to_head(rows)
+        analysis.head_to_head = matrix if not matrix.is_empty() else None
+        step("deal variance")
+        variance = deal_variance(rows)
+        if variance.is_empty():
+            notes.append("No deal was replayed (replicates_per_deal = 1), so the deal's share of "
+                         "the score variance cannot be separated from play.")
+        else:
+            analysis.deal_variance = variance
+        if batch.has_columns(*TOKEN_COLUMNS):
+            step("construction token and light tiles")
+            analysis.token_table = token_table(rows)
+            effect = extra_token_effect(rows)
+            analysis.token_effect = effect if not effect.is_empty() else None
+            analysis.light_tiles, slope = light_tile_effect(rows)
+            analysis.light_slope = slope if not slope.is_empty() else None
+        if batch.has_columns("removed_tiles_mask"):
+            step("tile impact")
+            impact = tile_impact(rows)
+            analysis.tile_impact = impact if not impact.is_empty() else None
+        else:
+            notes.append(f"Tile impact needs the column removed_tiles_mask, which {batch.game} "
+                         f"batches do not have.")
+
+    notable = batch.scan_notable()
+    if notable is not None:
+        try:
+            analysis.notable = notable.collect()
+        except pl.exceptions.PolarsError as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            notes.append(f"The drawings in {batch.run_dir / 'notable'} could not be read "
+                         f"({reason}).")
+    return analysis

@@ -1,0 +1,201 @@
+"""A batch folder as the reports see it: the manifest and lazy scans of its Parquet files.
+
+The layout and columns are fixed by ``docs/schema.md``. Only files under their final names
+(``shard-*.parquet``) are read: the runner renames a file into place once it is whole.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sim.errors import InputError
+
+STORES = ("rows", "summary")
+GAMES = ("legendary-forests", "harmonies")
+SHARD_PATTERN = "shard-*.parquet"
+
+# Columns the runner writes for every game, and the Legendary Forests extras (docs/schema.md).
+COMMON_ROW_COLUMNS = ("game_id", "deal_id", "replicate", "deal_seed", "strategy_seed", "players",
+                      "seat", "strategy", "score", "rank", "win")
+LEGENDARY_FORESTS_COLUMNS = (
+    "full_runes", "zones", "closed_zones", "zones_with_trees", "trees_pink", "trees_red",
+    "trees_yellow", "tiles_discarded", "tree_phases_without_tree", "tree_picks_constrained",
+    "tree_phases_as_token_holder", "light_tiles_drawn", "removed_tiles_mask", "draw_order",
+)
+REQUIRED_ROW_COLUMNS = ("game_id", "deal_id", "replicate", "players", "seat", "strategy", "score",
+                        "rank", "win")
+SUMMARY_VALUE_COLUMNS = ("count", "win_sum", "shared_wins")
+REQUIRED_SUMMARY_COLUMNS = ("players", "seat", "strategy", "score", *SUMMARY_VALUE_COLUMNS)
+NOTABLE_COLUMNS = ("game_id", "kind", "seat", "strategy", "score", "drawing")
+
+# Group columns every statistic is split by; ``rules`` is a label of the rules parameters that
+# vary within the batch (empty when they are all fixed).
+GROUP_COLUMNS = ("players", "rules", "strategy", "seat")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """An opened batch: its folder, manifest fields and the shard files present."""
+
+    run_dir: Path
+    manifest: dict[str, Any]
+    name: str
+    game: str
+    store: str
+    shard_files: tuple[Path, ...]
+    notable_files: tuple[Path, ...]
+    columns: tuple[str, ...]
+    rules_parameters: tuple[str, ...]
+    varying_rules: tuple[str, ...]
+
+    @property
+    def is_rows(self) -> bool:
+        """True for the rows store (one row per player per game)."""
+        return self.store == "rows"
+
+    @property
+    def status(self) -> str:
+        """``running``, ``interrupted`` or ``complete`` as the manifest says."""
+        return str(self.manifest.get("status", "unknown"))
+
+    def has_columns(self, *names: str) -> bool:
+        """True when every one of ``names`` is a column of the shards."""
+        return all(name in self.columns for name in names)
+
+    def scan(self, columns: list[str] | None = None) -> pl.LazyFrame:
+        """Lazy scan of the store's shards with a ``rules`` label column added.
+
+        ``columns`` limits what is read (``rules`` is added whenever asked for or when no list is
+        given); the scan reads nothing until collected.
+        """
+        frame = pl.scan_parquet(list(self.shard_files))
+        wanted = list(self.columns) if columns is None else list(columns)
+        needs_rules = columns is None or "rules" in wanted
+        base = [c for c in wanted if c != "rules"]
+        if needs_rules:
+            base += [c for c in self.varying_rules if c not in base]
+        frame = frame.select(base)
+        if needs_rules:
+            frame = frame.with_columns(rules_label(self.varying_rules))
+        return frame
+
+    def scan_by_shard(self, columns: list[str]) -> pl.LazyFrame:
+        """The ``columns`` of every shard with a ``shard`` column: the file's position in name
+        order (shards are played in that order). No ``rules`` label is added."""
+        frames = [
+            pl.scan_parquet(path).select(columns).with_columns(pl.lit(index).alias("shard"))
+            for index, path in enumerate(self.shard_files)
+        ]
+        return pl.concat(frames, how="vertical_relaxed")
+
+    def scan_notable(self) -> pl.LazyFrame | None:
+        """Lazy scan of ``notable/*.parquet``, or None when the batch has none."""
+        if not self.notable_files:
+            return None
+        return pl.scan_parquet(list(self.notable_files)).select(NOTABLE_COLUMNS)
+
+
+def rules_label(varying_rules: tuple[str, ...]) -> pl.Expr:
+    """An expression ``name=value, ...`` over the varying rules parameters ("" when none)."""
+    if not varying_rules:
+        return pl.lit("").alias("rules")
+    parts = [pl.format(f"{name}={{}}", pl.col(name)) for name in varying_rules]
+    return pl.concat_str(parts, separator=", ").alias("rules")
+
+
+def _manifest_field(manifest: dict, path: Path, key: str, kind: type, allowed=None):
+    if key not in manifest:
+        raise InputError(f"{path}: field '{key}': missing")
+    value = manifest[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise InputError(f"{path}: field '{key}': expected {kind.__name__}, got {value!r}")
+    if allowed is not None and value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise InputError(f"{path}: field '{key}': must be one of {choices}, got {value!r}")
+    return value
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The parsed ``manifest.json`` of ``run_dir``, with the fields the reports use checked."""
+    if not run_dir.exists():
+        raise InputError(f"{run_dir}: batch folder does not exist")
+    if not run_dir.is_dir():
+        raise InputError(f"{run_dir}: not a folder (give the batch folder RUN_DIR)")
+    path = run_dir / "manifest.json"
+    if not path.is_file():
+        raise InputError(f"{path}: missing (is {run_dir} a batch folder written by sim run?)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: not valid JSON ({error})") from None
+    if not isinstance(manifest, dict):
+        raise InputError(f"{path}: expected a JSON object at the top level")
+    format_version = _manifest_field(manifest, path, "format", int)
+    if format_version != 1:
+        raise InputError(f"{path}: field 'format': version {format_version} is not supported "
+                         f"(this sim reads version 1)")
+    name = _manifest_field(manifest, path, "name", str)
+    if not name.strip() or "/" in name or name in (".", ".."):
+        raise InputError(f"{path}: field 'name': {name!r} cannot name a report folder")
+    _manifest_field(manifest, path, "game", str, GAMES)
+    _manifest_field(manifest, path, "store", str, STORES)
+    return manifest
+
+
+def _read_schema(path: Path) -> pl.Schema:
+    try:
+        return pl.read_parquet_schema(path)
+    except Exception as error:  # polars raises several kinds for a damaged file
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"{path}: not a readable Parquet file ({reason})") from None
+
+
+def _check_columns(path: Path, schema: pl.Schema, required: tuple[str, ...]) -> None:
+    for column in required:
+        if column not in schema:
+            raise InputError(f"{path}: column '{column}': missing")
+
+
+def open_batch(run_dir: str | Path) -> Batch:
+    """Open the batch in ``run_dir``: check the manifest and find its shard files.
+
+    Raises ``InputError`` (one line: file, field, reason) when the folder, the manifest, a field
+    or a required column is missing or invalid, or when no shard is finished yet.
+    """
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    store = manifest["store"]
+    shard_dir = run_dir / ("shards" if store == "rows" else "summary")
+    shard_files = tuple(sorted(shard_dir.glob(SHARD_PATTERN)))
+    if not shard_files:
+        raise InputError(f"{shard_dir}: no finished shard ({SHARD_PATTERN}) for the "
+                         f"{store} store named in manifest.json field 'store'")
+    required = REQUIRED_ROW_COLUMNS if store == "rows" else REQUIRED_SUMMARY_COLUMNS
+    # Footers only: cheap even for hundreds of shards, and a damaged file is named here rather
+    # than failing halfway through the statistics.
+    schemas = [_read_schema(path) for path in shard_files]
+    for path, shard_schema in zip(shard_files, schemas, strict=True):
+        _check_columns(path, shard_schema, required)
+    schema = schemas[0]
+    known = set(COMMON_ROW_COLUMNS) | set(LEGENDARY_FORESTS_COLUMNS) | set(SUMMARY_VALUE_COLUMNS)
+    rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
+    varying = _varying_columns(shard_files, rules_parameters)
+    notable_files = tuple(sorted((run_dir / "notable").glob(SHARD_PATTERN)))
+    return Batch(run_dir=run_dir, manifest=manifest, name=manifest["name"],
+                 game=manifest["game"], store=store, shard_files=shard_files,
+                 notable_files=notable_files, columns=tuple(schema),
+                 rules_parameters=rules_parameters, varying_rules=varying)
+
+
+def _varying_columns(files: tuple[Path, ...], columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``columns`` that take more than one value across ``files``."""
+    if not columns:
+        return ()
+    counts = (pl.scan_parquet(list(files)).select([pl.col(c).n_unique() for c in columns])
+              .collect().row(0))
+    return tuple(c for c, n in zip(columns, counts, strict=True) if n > 1)

@@ -1,0 +1,92 @@
+"""Score distributions and win rates, from a histogram that both stores provide.
+
+The rows store is first counted into the summary store's form: one row per (players, rules,
+strategy, seat, score) with ``count``, ``win_sum`` and ``shared_wins``. Means, SDs, quantiles,
+histograms, win rates and tie rates all follow exactly from those counts, so the two stores give
+the same numbers for the same games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from sim.stats.batch import Batch
+from sim.stats.intervals import mean_interval, wilson_interval
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+HISTOGRAM_KEYS = ["players", "rules", "strategy", "seat", "score"]
+
+
+def score_histogram(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """Counts per (players, rules, strategy, seat, score): ``count``, ``win_sum``,
+    ``shared_wins``. ``rows`` may be a frame already read from the rows store (to read once)."""
+    if batch.is_rows:
+        source = rows if rows is not None else batch.scan(["players", "rules", "strategy",
+                                                            "seat", "score", "win"])
+        counted = source.group_by(HISTOGRAM_KEYS).agg(
+            count=pl.len().cast(pl.Int64),
+            win_sum=pl.col("win").cast(pl.Float64).sum(),
+            shared_wins=((pl.col("win") > 0) & (pl.col("win") < 1)).sum().cast(pl.Int64),
+        )
+    else:
+        counted = batch.scan([*HISTOGRAM_KEYS, "count", "win_sum", "shared_wins"]).group_by(
+            HISTOGRAM_KEYS).agg(pl.col("count").sum(), pl.col("win_sum").sum(),
+                                pl.col("shared_wins").sum())
+    return (counted.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                 pl.col("score").cast(pl.Int64), pl.col("strategy").cast(pl.String))
+            .sort(HISTOGRAM_KEYS).collect())
+
+
+def _quantile_expression(q: float) -> pl.Expr:
+    """Inverse of the empirical distribution function: the smallest score whose cumulative
+    count reaches q * n (scores sorted ascending within the group)."""
+    cumulative = pl.col("count").cum_sum()
+    return pl.col("score").filter(cumulative >= q * pl.col("count").sum()).first()
+
+
+def distribution_table(histogram: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Per group of ``by``: player-games, mean score with CI, SD, quantiles, win rate with its
+    Wilson interval and tie rate (share of player-games won in a tie).
+
+    The mean's interval treats player-games as independent (see the variance section for the
+    correlation within a deal).
+    """
+    weighted = pl.col("count").cast(pl.Float64)
+    table = (histogram.sort([*by, "score"]).group_by(by, maintain_order=True).agg(
+        player_games=pl.col("count").sum(),
+        mean=(weighted * pl.col("score")).sum() / weighted.sum(),
+        sum_squares=(weighted * pl.col("score").cast(pl.Float64) ** 2).sum(),
+        wins=pl.col("win_sum").sum(),
+        shared_wins=pl.col("shared_wins").sum(),
+        **{f"q{round(q * 100):02d}": _quantile_expression(q) for q in QUANTILES},
+    ).sort(by))
+    n = table["player_games"].to_numpy().astype(float)
+    mean = table["mean"].to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = (table["sum_squares"].to_numpy() - n * mean ** 2) / (n - 1)
+    sd = np.sqrt(np.maximum(variance, 0.0))
+    mean_low, mean_high = mean_interval(mean, sd, n)
+    win_low, win_high = wilson_interval(table["wins"].to_numpy(), n)
+    return table.drop("sum_squares").with_columns(
+        mean_low=pl.Series(mean_low), mean_high=pl.Series(mean_high), sd=pl.Series(sd),
+        win_rate=pl.col("wins") / pl.col("player_games"),
+        win_rate_low=pl.Series(win_low), win_rate_high=pl.Series(win_high),
+        tie_rate=pl.col("shared_wins") / pl.col("player_games"),
+    )
+
+
+def distributions(histogram: pl.DataFrame) -> pl.DataFrame:
+    """``distribution_table`` per (players, rules, strategy, seat), plus one row per
+    (players, rules, strategy) pooled over seats with ``seat`` null."""
+    per_seat = distribution_table(histogram, ["players", "rules", "strategy", "seat"])
+    pooled = distribution_table(histogram, ["players", "rules", "strategy"]).with_columns(
+        seat=pl.lit(None, dtype=pl.Int64))
+    return pl.concat([per_seat, pooled.select(per_seat.columns)]).sort(
+        ["players", "rules", "strategy", "seat"], nulls_last=True)
+
+
+def pooled_histogram(histogram: pl.DataFrame) -> pl.DataFrame:
+    """Counts per (players, rules, strategy, score), summed over seats (for plotting)."""
+    return (histogram.group_by(["players", "rules", "strategy", "score"])
+            .agg(pl.col("count").sum()).sort(["players", "rules", "strategy", "score"]))

@@ -1,0 +1,309 @@
+"""Sweeps: a grid over rules parameters (and players, tile sets) played on common deals.
+
+A sweep file is an experiment config (``configs/README.md``) plus a ``[sweep]`` table whose
+arrays are the grid axes, and optionally an ``[adaptive]`` table. Every grid point is an
+ordinary batch (``sim.runner``) in ``OUTPUT/points/<label>/`` with the same master seed, so all
+points are played on the same deals (common random numbers) and differences between points
+measure the rules, not the luck. The points together are one Parquet dataset:
+``OUTPUT/points/*/shards/*.parquet``, with the grid values in columns (``players``, the rules
+parameters, ``point``, and ``tiles_file`` when tile sets vary).
+
+Adaptive mode plays each point in rounds and stops a point once the metric it is judged on is
+known to the set precision (95% CI half-width), so games go where the answer is still uncertain.
+Rounds are whole shards and the stopping rule reads the results, so a sweep stays a pure
+function of its config and resumes exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sim.config import BatchConfig, config_from_document, read_toml
+from sim.errors import InputError
+from sim.files import write_text_atomic
+from sim.games.registry import get_game
+from sim.runner import run_batch
+from sim.store import finished_shards
+from sim.strategy_spec import did_you_mean
+
+SWEEP_MANIFEST = "sweep.json"
+ADAPTIVE_METRICS = {
+    "seat_win_rate": "largest 95% CI half-width of a seat's win rate",
+    "strategy_win_rate": "largest 95% CI half-width of a strategy's win rate",
+    "score_mean": "largest 95% CI half-width of a seat's mean score",
+}
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class AdaptiveRule:
+    """Stop a point once ``metric``'s CI half-width is at most ``half_width`` (after at least
+    ``min_games``), playing ``step_games`` more per round otherwise."""
+
+    metric: str
+    half_width: float
+    min_games: int
+    step_games: int
+
+
+@dataclass
+class SweepPoint:
+    """One grid point: its axis values and the batch that plays it."""
+
+    index: int
+    values: dict[str, Any]
+    label: str
+    config: BatchConfig
+
+
+@dataclass
+class Sweep:
+    """A resolved sweep: its points, where it writes, and how it stops points."""
+
+    name: str
+    source: str
+    output: Path
+    axes: dict[str, list[Any]]
+    points: list[SweepPoint]
+    adaptive: AdaptiveRule | None
+    digest: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def games_cap(self) -> int:
+        """Most games any point plays."""
+        return max(point.config.games for point in self.points)
+
+
+def _point_label(values: dict[str, Any]) -> str:
+    parts = []
+    for name, value in values.items():
+        text = Path(value).stem if name == "tiles" else str(value)
+        parts.append(f"{name}={text}")
+    return ",".join(parts)
+
+
+def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
+    if not isinstance(table, dict):
+        raise InputError(f"{source}: field 'adaptive': expected a table")
+    known = {"metric", "half_width", "min_games", "step_games"}
+    for key in table:
+        if key not in known:
+            raise InputError(f"{source}: field 'adaptive.{key}': unknown{did_you_mean(key, known)}")
+    metric = table.get("metric", "seat_win_rate")
+    if metric not in ADAPTIVE_METRICS:
+        hint = did_you_mean(str(metric), ADAPTIVE_METRICS)
+        raise InputError(f"{source}: field 'adaptive.metric': '{metric}' is not one of "
+                         f"{', '.join(ADAPTIVE_METRICS)}{hint}")
+    half_width = table.get("half_width", 0.01)
+    if not isinstance(half_width, int | float) or isinstance(half_width, bool) or half_width <= 0:
+        raise InputError(f"{source}: field 'adaptive.half_width': expected a positive number, "
+                         f"got {half_width!r}")
+    min_games = table.get("min_games", shard_size)
+    step_games = table.get("step_games", shard_size)
+    for name, value in (("min_games", min_games), ("step_games", step_games)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(f"{source}: field 'adaptive.{name}': expected a positive integer, "
+                             f"got {value!r}")
+    return AdaptiveRule(metric, float(half_width), min_games, step_games)
+
+
+def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
+                        default_name: str, overrides: dict[str, Any] | None = None) -> Sweep:
+    """Validate a sweep document and expand its grid into points."""
+    document = dict(document)
+    grid = document.pop("sweep", None)
+    adaptive_table = document.pop("adaptive", None)
+    if not isinstance(grid, dict) or not grid:
+        raise InputError(f"{source}: field 'sweep': expected a table of axes, e.g. "
+                         f"[sweep] trees_per_colour_per_player = [1, 2, 3]")
+    overrides = dict(overrides or {})
+    grid = dict(grid)
+    base = config_from_document(document, source, base_dir, default_name, overrides)
+    game = get_game(base.game)
+    rules_names = [p.name for p in game.rules_parameters]
+    allowed = ["players", game.data_option, *rules_names]
+    axes: dict[str, list[Any]] = {}
+    for axis, values in grid.items():
+        if axis not in allowed:
+            raise InputError(f"{source}: field 'sweep.{axis}': not a sweepable field"
+                             f"{did_you_mean(axis, allowed)} (sweepable: {', '.join(allowed)})")
+        if not isinstance(values, list) or not values:
+            raise InputError(f"{source}: field 'sweep.{axis}': expected a non-empty array")
+        if len(set(map(str, values))) != len(values):
+            raise InputError(f"{source}: field 'sweep.{axis}': repeated values")
+        axes[axis] = values
+    output = Path(base.output)
+    points = []
+    for index, combination in enumerate(itertools.product(*axes.values())):
+        values = dict(zip(axes, combination, strict=True))
+        point_document = dict(document)
+        point_document["rules"] = dict(document.get("rules", {}))
+        point_overrides = dict(overrides)
+        point_overrides["rules"] = dict(point_overrides.get("rules", {}) or {})
+        tags: dict[str, Any] = {"point": index}
+        for axis, value in values.items():
+            if axis == "players":
+                point_overrides["players"] = value
+            elif axis == game.data_option:
+                if not isinstance(value, str):
+                    raise InputError(f"{source}: field 'sweep.{axis}': expected file names")
+                point_document[axis] = value
+                tags[f"{axis}_file"] = Path(value).stem
+            else:
+                point_overrides["rules"][axis] = value
+        label = _point_label(values)
+        point_overrides["output"] = str(output / "points" / label)
+        point_overrides["name"] = f"{base.name}[{label}]"
+        config = config_from_document(point_document, f"{source} (point {label})", base_dir,
+                                      default_name, point_overrides, tags=tags)
+        points.append(SweepPoint(index, values, label, config))
+    adaptive = _parse_adaptive(adaptive_table, source, base.shard_size) \
+        if adaptive_table is not None else None
+    digest_source = json.dumps({"points": [p.config.digest() for p in points],
+                                "adaptive": adaptive.__dict__ if adaptive else None},
+                               sort_keys=True)
+    return Sweep(base.name, source, output, axes, points, adaptive,
+                 hashlib.sha256(digest_source.encode()).hexdigest())
+
+
+def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> Sweep:
+    """Read and validate a sweep file (see the module docstring)."""
+    path = Path(path)
+    return sweep_from_document(read_toml(path), str(path), path.parent, path.stem, overrides)
+
+
+def point_rows(point: SweepPoint) -> pl.LazyFrame | None:
+    """The rows played so far at a point (None before its first shard)."""
+    folder = Path(point.config.output) / "shards"
+    if not any(folder.glob("shard-*.parquet")):
+        return None
+    return pl.scan_parquet(str(folder / "shard-*.parquet"))
+
+
+def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
+    """The adaptive metric's 95% CI half-width on the rows so far (normal approximation)."""
+    group = {"seat_win_rate": "seat", "strategy_win_rate": "strategy", "score_mean": "seat"}[metric]
+    value = pl.col("score").cast(pl.Float64) if metric == "score_mean" else \
+        pl.col("win").cast(pl.Float64)
+    table = rows.group_by(group).agg(mean=value.mean(), variance=value.var(),
+                                     count=pl.len()).collect()
+    if table.height == 0:
+        return float("inf")
+    if metric != "score_mean":
+        # Binomial variance p(1-p) (ties make win fractional; p(1-p) still bounds it).
+        table = table.with_columns(variance=pl.col("mean") * (1 - pl.col("mean")))
+    half = (Z95 * (table["variance"].fill_null(0) / table["count"]).sqrt()).max()
+    return float(half) if half is not None else float("inf")
+
+
+def _point_games_done(point: SweepPoint) -> int:
+    config = point.config
+    done = finished_shards(Path(config.output), config.store)
+    return sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
+
+
+def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
+    manifest = {
+        "format": 1, "kind": "sweep", "name": sweep.name, "source": sweep.source,
+        "digest": sweep.digest, "axes": sweep.axes,
+        "adaptive": sweep.adaptive.__dict__ if sweep.adaptive else None,
+        "points": [{"index": p.index, "label": p.label, "values": p.values,
+                    "run_dir": str(Path(p.config.output)), "games_played": _point_games_done(p),
+                    "games_cap": p.config.games, "state": status.get(p.index, "pending")}
+                   for p in sweep.points],
+    }
+    write_text_atomic(sweep.output / SWEEP_MANIFEST, json.dumps(manifest, indent=1) + "\n")
+
+
+def read_sweep_manifest(output: Path) -> dict[str, Any]:
+    """The manifest of a sweep folder, or a one-line InputError."""
+    path = output / SWEEP_MANIFEST
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"{path}: not a sweep folder (no {SWEEP_MANIFEST})") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: not valid JSON ({error.msg})") from None
+
+
+def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
+              scheduler: str | None = None, resume: bool = False,
+              progress: Callable[[int, int, str], None] | None = None) -> dict[int, str]:
+    """Play every point (adaptively when the sweep says so); returns each point's final state:
+    ``complete`` (all its games), ``precise`` (stopped by the adaptive rule)."""
+    manifest_path = sweep.output / SWEEP_MANIFEST
+    if manifest_path.exists():
+        stored = read_sweep_manifest(sweep.output)
+        if stored.get("digest") != sweep.digest:
+            raise InputError(f"{manifest_path}: field 'digest': this folder holds a sweep with "
+                             f"another config; use another output or the same config")
+        if not resume:
+            raise InputError(f"{sweep.output}: a sweep is already here; add --resume to finish "
+                             f"it or choose another output")
+    elif resume:
+        raise InputError(f"{manifest_path}: nothing to resume (no sweep manifest)")
+    sweep.output.mkdir(parents=True, exist_ok=True)
+    status: dict[int, str] = {}
+    _write_manifest(sweep, status)
+    total_cap = sum(p.config.games for p in sweep.points)
+
+    def report(label: str) -> None:
+        if progress:
+            done = sum(_point_games_done(p) for p in sweep.points)
+            budget = sum(_point_games_done(p) if status.get(p.index) == "precise"
+                         else p.config.games for p in sweep.points)
+            progress(done, min(budget, total_cap), label)
+
+    def play(point: SweepPoint, shards: int | None) -> None:
+        started = (Path(point.config.output) / "manifest.json").exists()
+        run_batch(point.config, workers=workers, backend=backend, scheduler=scheduler,
+                  resume=started, stop_after_shards=shards)
+
+    active = list(sweep.points)
+    rule = sweep.adaptive
+    while active:
+        still_active = []
+        for point in active:
+            report(point.label)
+            config = point.config
+            done = _point_games_done(point)
+            if done >= config.games:
+                status[point.index] = "complete"
+                continue
+            if rule is None:
+                play(point, None)
+                status[point.index] = "complete"
+                _write_manifest(sweep, status)
+                continue
+            rows = point_rows(point)
+            if done >= rule.min_games and rows is not None and \
+                    metric_half_width(rows, rule.metric) <= rule.half_width:
+                status[point.index] = "precise"
+                _write_manifest(sweep, status)
+                continue
+            target = rule.min_games if done < rule.min_games else done + rule.step_games
+            shards = max(1, -(-(min(target, config.games) - done) // config.shard_size))
+            play(point, shards)
+            _write_manifest(sweep, status)
+            still_active.append(point)
+        active = still_active
+    report("")
+    _write_manifest(sweep, status)
+    return status
+
+
+def sweep_rows(output: Path) -> pl.LazyFrame:
+    """Every row of every point of a sweep, as one lazy dataset."""
+    files = sorted(output.glob("points/*/shards/shard-*.parquet"))
+    if not files:
+        raise InputError(f"{output}: no results yet (no points/*/shards/*.parquet)")
+    return pl.scan_parquet([str(f) for f in files])

@@ -1,0 +1,142 @@
+"""build_report end to end on synthetic batches: files, content, errors."""
+
+import re
+import shutil
+
+import polars as pl
+import pytest
+
+from sim.errors import InputError
+from sim.report import build_report
+from sim.report.summary_table import SCHEMA
+from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
+
+
+@pytest.fixture(scope="module")
+def forest_report(forest_dir, tmp_path_factory):
+    messages = []
+    result = build_report(forest_dir, tmp_path_factory.mktemp("out"), progress=messages.append)
+    return result, messages
+
+
+def test_writes_the_three_outputs(forest_report):
+    result, _ = forest_report
+    for path in (result.html, result.markdown, result.summary_parquet):
+        assert path.is_file() and path.stat().st_size > 0
+    assert result.html.name == "report.html" and result.markdown.name == "report.md"
+    assert result.seconds > 0
+
+
+def test_html_is_self_contained(forest_report):
+    html = forest_report[0].html.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    images = re.findall(r'<img [^>]*src="([^"]+)"', html)
+    assert len(images) >= 6  # scores, seats, matrix, variance, tiles, light, convergence
+    assert all(src.startswith("data:image/png;base64,") for src in images)
+    assert not re.search(r'(src|href)="(https?:|//|[^"#d])', html)
+    assert "<link" not in html and "<script" not in html
+
+
+def test_markdown_figures_exist(forest_report):
+    result, _ = forest_report
+    markdown = result.markdown.read_text()
+    figures = re.findall(r"\]\((figures/[^)]+\.png)\)", markdown)
+    assert len(figures) >= 6
+    for figure in figures:
+        assert (result.markdown.parent / figure).read_bytes().startswith(b"\x89PNG")
+
+
+def test_opens_with_three_findings(forest_report):
+    result, _ = forest_report
+    assert len(result.findings) == 3
+    seat, strategy, deal = result.findings
+    assert seat.startswith("Seat 0 wins") and "more often than seat 3" in seat
+    assert strategy.startswith("greedy finishes ahead of random")
+    assert deal.startswith("The deal decides")
+    html = result.html.read_text()
+    summary = html.index("Summary: the findings that matter")
+    assert summary < html.index("Scores and win rates by strategy")
+    for finding in result.findings:
+        assert finding.replace("'", "&#x27;") in html
+
+
+def test_summary_parquet_holds_the_numbers(forest_report, forest_rows):
+    table = pl.read_parquet(forest_report[0].summary_parquet)
+    assert dict(table.schema) == SCHEMA
+    assert {"scores", "seats", "strategies", "token", "deal variance", "tile impact",
+            "light tiles", "convergence"} <= set(table["section"])
+    seat_0 = table.filter((pl.col("section") == "seats") & (pl.col("metric") == "win_rate")
+                          & (pl.col("seat") == 0)).row(0, named=True)
+    truth = forest_rows.filter(pl.col("seat") == 0)["win"].mean()
+    assert seat_0["value"] == pytest.approx(truth)
+    assert seat_0["ci_low"] < seat_0["value"] < seat_0["ci_high"]
+    tile_5 = table.filter((pl.col("section") == "tile impact") & (pl.col("metric") == "effect")
+                          & (pl.col("key") == "tile=5"))
+    assert tile_5.height == 1 and tile_5["value"][0] > 0
+    histogram = table.filter(pl.col("metric") == "histogram")
+    assert histogram["value"].sum() == forest_rows.height
+
+
+def test_progress_is_reported(forest_report):
+    _, messages = forest_report
+    assert messages[0] == "reading rows" and messages[-1] == "writing"
+    assert "deal variance" in messages
+
+
+def test_notable_drawings_are_monospace(forest_report):
+    html = forest_report[0].html.read_text()
+    assert "The highest-scoring game" in html and "The lowest-scoring game" in html
+    assert html.count("<pre>") == 8  # two games, four seats each
+    markdown = forest_report[0].markdown.read_text()
+    assert markdown.count("```text") == 8
+
+
+def test_summary_store_report(forest_summary_dir, tmp_path):
+    result = build_report(forest_summary_dir, tmp_path)
+    assert len(result.findings) == 3
+    markdown = result.markdown.read_text()
+    assert "need a batch run with the rows store" in markdown
+    assert "Tile-set variance" in markdown and "tiles.png" not in markdown
+    sections = set(pl.read_parquet(result.summary_parquet)["section"])
+    assert "tile impact" not in sections and "convergence" in sections
+
+
+def test_harmonies_has_no_tile_impact(harmonies_dir, tmp_path):
+    result = build_report(harmonies_dir, tmp_path)
+    markdown = result.markdown.read_text()
+    assert "removed_tiles_mask, which harmonies batches do not have" in markdown
+    assert "Construction token" not in markdown
+    assert "Only one strategy played (greedy)" in markdown
+    # No seat effect, one strategy, no replays: seat, then the precision fallback.
+    assert result.findings[0].startswith("No seat is detectably favoured")
+    assert result.findings[-1].startswith("The mean score is known to")
+
+
+def test_default_output_folder(forest_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = build_report(forest_dir)
+    assert result.html == (tmp_path / "reports" / "forest" / "report.html").relative_to(tmp_path)
+    assert (tmp_path / "reports" / "forest" / "summary.parquet").is_file()
+
+
+def test_missing_run_dir_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="batch folder does not exist"):
+        build_report(tmp_path / "missing", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_solo_games_build(tmp_path):
+    write_synthetic_batch(tmp_path / "solo", SyntheticDesign(name="solo", players=1, deals=100,
+                                                             games_per_shard=50))
+    result = build_report(tmp_path / "solo", tmp_path / "out")
+    assert "a single seat, nothing to compare" in result.markdown.read_text()
+    assert len(result.findings) >= 1
+    assert not any(finding.startswith("Seat") for finding in result.findings)
+
+
+def test_unreadable_drawings_do_not_stop_the_report(forest_dir, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(forest_dir, copy)
+    (copy / "notable" / "shard-000000.parquet").write_bytes(b"broken")
+    result = build_report(copy, tmp_path / "out")
+    assert "could not be read" in result.markdown.read_text()

@@ -1,0 +1,53 @@
+"""Head-to-head results and strategy gaps against their true values."""
+
+import numpy as np
+import polars as pl
+import pytest
+
+from sim.stats.batch import open_batch
+from sim.stats.scores import distributions, score_histogram
+from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.synthetic import SyntheticDesign
+
+DESIGN = SyntheticDesign(name="mixed", deals=3000, games_per_shard=1000,
+                         lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True,
+                         strategy_points={"greedy": 3.0}, noise_sd=8.0)
+
+
+def _true_ahead_rate(edge: float, sd: float, base: float = 60.0) -> float:
+    """P(greedy's rounded score beats random's) + half the chance of a tie, by simulation."""
+    rng = np.random.default_rng(99)
+    greedy = np.rint(base + edge + rng.normal(0, sd, 4_000_000))
+    random = np.rint(base + rng.normal(0, sd, 4_000_000))
+    return float(np.mean(greedy > random) + 0.5 * np.mean(greedy == random))
+
+
+@pytest.fixture(scope="module")
+def batch(write_batch):
+    return open_batch(write_batch(DESIGN))
+
+
+def test_head_to_head_covers_the_true_rate(batch):
+    matrix = head_to_head(batch.scan(["game_id", "players", "rules", "strategy", "rank"]))
+    greedy = matrix.filter(pl.col("strategy") == "greedy").row(0, named=True)
+    random = matrix.filter(pl.col("strategy") == "random").row(0, named=True)
+    assert greedy["games"] == random["games"] == DESIGN.games
+    assert greedy["ahead_rate"] + random["ahead_rate"] == pytest.approx(1.0)
+    truth = _true_ahead_rate(3.0, 8.0)
+    assert greedy["ahead_rate_low"] < truth < greedy["ahead_rate_high"]
+    assert greedy["ahead_rate_low"] > 0.5
+
+
+def test_no_mixed_games_no_head_to_head(write_batch):
+    batch = open_batch(write_batch(SyntheticDesign(name="mirror", deals=50,
+                                                   games_per_shard=50)))
+    assert head_to_head(batch.scan(["game_id", "players", "rules", "strategy", "rank"])
+                        ).is_empty()
+
+
+def test_strategy_gap_covers_the_built_in_edge(batch):
+    pooled = distributions(score_histogram(batch)).filter(pl.col("seat").is_null())
+    gap = strategy_gaps(pooled).row(0, named=True)
+    assert (gap["best"], gap["worst"]) == ("greedy", "random")
+    assert gap["score_gap_low"] < 3.0 < gap["score_gap_high"]
+    assert gap["best_win_rate"] > gap["worst_win_rate"]

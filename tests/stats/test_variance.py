@@ -1,0 +1,103 @@
+"""Tile-set variance: the ICC, tile effects and light tiles recover their true values."""
+
+import math
+
+import polars as pl
+import pytest
+
+from sim.stats.batch import open_batch
+from sim.stats.synthetic import SyntheticDesign, true_icc, true_tile_effect
+from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+
+NOISE_SD = 7.0
+# Deal SD for an ICC of exactly 0.3, counting the 1/12 that rounding adds within a deal.
+DEAL_SD = math.sqrt(0.3 / 0.7 * (NOISE_SD ** 2 + 1 / 12))
+
+
+def _rows(write_batch, design):
+    return open_batch(write_batch(design)).scan().collect().lazy()
+
+
+def test_icc_of_point_three_is_recovered_inside_its_interval(write_batch):
+    design = SyntheticDesign(name="icc", deals=500, replicates=4, games_per_shard=500,
+                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=3)
+    assert true_icc(design) == pytest.approx(0.3)
+    table = deal_variance(_rows(write_batch, design))
+    pooled = table.filter(pl.col("seat").is_null()).row(0, named=True)
+    assert pooled["icc_low"] < 0.3 < pooled["icc_high"]
+    assert pooled["icc"] == pytest.approx(0.3, abs=0.04)
+    assert pooled["games_per_deal"] == pytest.approx(4.0) and pooled["balanced"]
+    assert pooled["between_deal_variance"] == pytest.approx(DEAL_SD ** 2, rel=0.2)
+    assert pooled["within_deal_variance"] == pytest.approx(NOISE_SD ** 2, rel=0.05)
+    per_seat = table.filter(pl.col("seat").is_not_null())
+    assert per_seat.height == 4
+    assert per_seat.select(((pl.col("icc_low") < 0.3) & (pl.col("icc_high") > 0.3)).sum()
+                           ).item() >= 3
+    # The pooled interval uses one seat's degrees of freedom: as wide as a seat's.
+    seat_width = (per_seat["icc_high"] - per_seat["icc_low"]).mean()
+    assert pooled["icc_high"] - pooled["icc_low"] == pytest.approx(seat_width, rel=0.1)
+
+
+def test_no_deal_effect_gives_an_icc_near_zero(write_batch):
+    design = SyntheticDesign(name="icc-zero", deals=400, replicates=3, games_per_shard=400)
+    pooled = deal_variance(_rows(write_batch, design)).filter(
+        pl.col("seat").is_null()).row(0, named=True)
+    assert pooled["icc_low"] <= 0.0 < pooled["icc_high"]
+    assert abs(pooled["icc"]) < 0.05
+
+
+def test_unbalanced_replicates_use_n0(write_batch):
+    design = SyntheticDesign(name="icc-unbalanced", deals=400, replicates=3,
+                             games_per_shard=300, deal_sd=DEAL_SD, noise_sd=NOISE_SD)
+    rows = _rows(write_batch, design).filter(~((pl.col("deal_id") % 2 == 0)
+                                               & (pl.col("replicate") == 2)))
+    pooled = deal_variance(rows).filter(pl.col("seat").is_null()).row(0, named=True)
+    assert not pooled["balanced"]
+    # Per seat: 200 deals seen twice and 200 three times, N = 1000.
+    assert pooled["games_per_deal"] == pytest.approx((1000 - (200 * 4 + 200 * 9) / 1000) / 399)
+    assert pooled["icc_low"] < 0.3 < pooled["icc_high"]
+
+
+def test_no_replicates_means_no_decomposition(write_batch):
+    design = SyntheticDesign(name="icc-none", deals=100, games_per_shard=100)
+    assert deal_variance(_rows(write_batch, design)).is_empty()
+
+
+def test_tile_effects_are_recovered(write_batch):
+    points = {3: 4.0, 7: -3.0, 12: 2.0}
+    design = SyntheticDesign(name="tiles", deals=3000, games_per_shard=1000,
+                             tile_points=points, noise_sd=6.0)
+    impact = tile_impact(_rows(write_batch, design))
+    assert sorted(impact["tile"]) == list(range(2, 26))  # tile 1 is never removed
+    truth = pl.Series([true_tile_effect(design, t) for t in impact["tile"]])
+    covered = (impact["effect_low"] < truth) & (truth < impact["effect_high"])
+    assert covered.sum() >= 21  # 95% intervals: about 23 of 24 cover
+    se = (impact["effect_high"] - impact["effect_low"]) / (2 * 1.96)
+    assert ((impact["effect"] - truth).abs() < 4 * se).all()
+    strongest = impact.sort(pl.col("effect").abs(), descending=True)["tile"][0]
+    assert strongest == 3
+
+
+def test_light_tile_slope_is_recovered(write_batch):
+    design = SyntheticDesign(name="light", deals=3000, games_per_shard=1000,
+                             light_tile_points=1.5, token_points=1.0)
+    table, slope = light_tile_effect(_rows(write_batch, design))
+    row = slope.row(0, named=True)
+    # Per player, a light tile adds its own points plus a quarter of a token phase.
+    assert row["slope_low"] < 1.5 + 1.0 / 4 < row["slope_high"]
+    assert table["deals"].sum() == 3000
+    enough = table.filter(pl.col("deals") >= 50).sort("light_tiles_drawn")
+    assert enough["mean"][-1] - enough["mean"][0] > 1.5 * (enough.height - 1) / 2
+
+
+def test_lineup_rotated_over_replays_still_gives_the_icc(write_batch):
+    # Each seat alternates greedy / random between the two replays of a deal: the strategies'
+    # 6-point gap must not count as variance within the deal.
+    design = SyntheticDesign(name="icc-rotated", deals=600, replicates=2, games_per_shard=400,
+                             lineup=("greedy", "random", "greedy", "random"),
+                             rotate_lineup=True, strategy_points={"greedy": 6.0},
+                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=4)
+    pooled = deal_variance(_rows(write_batch, design)).filter(
+        pl.col("seat").is_null()).row(0, named=True)
+    assert pooled["games_per_deal"] == pytest.approx(2.0)
+    assert pooled["icc_low"] < 0.3 < pooled["icc_high"]
