@@ -27,11 +27,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-GameOption = Annotated[str, typer.Option("--game", "-g", help="Game to play: legendary-forests.")]
+GameOption = Annotated[
+    str, typer.Option("--game", "-g", help="Game: legendary-forests or harmonies.")]
 DataOption = Annotated[
     Path | None,
-    typer.Option("--tiles", help="Tile-set TOML file (default: the shipped set).",
-                 dir_okay=False),
+    typer.Option("--tiles", "--data",
+                 help="Game data: a Legendary Forests tile-set TOML file, or a Harmonies data "
+                      "folder (default: the shipped data)."),
 ]
 
 
@@ -64,12 +66,14 @@ def resolve_lineup(game, strategies: list[str], players: int, source: str = "--s
 @app.command()
 @user_errors
 def score(
-    position: Annotated[Path, typer.Argument(help="Planet JSON file (RULES.md format).")],
+    position: Annotated[Path, typer.Argument(help="A Legendary Forests planet or a Harmonies "
+                                                  "board, JSON (RULES.md formats).")],
     tiles: DataOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead.")] = False,
     game: GameOption = "legendary-forests",
 ) -> None:
-    """Validate a finished position and print what each zone with a tree scores."""
+    """Validate a position and print what it scores (each zone with a tree for Legendary
+    Forests; each category for Harmonies) and the total."""
     chosen = get_game(game)
     data = chosen.load_data(str(tiles) if tiles else None)
     result = chosen.score_file(str(position), data)
@@ -97,14 +101,19 @@ def play(
     trees_per_colour_per_player: Annotated[
         int | None, typer.Option(help="Trees per leaf colour per player (rules parameter).")
     ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", help="Any rules parameter: NAME=VALUE (repeat)."),
+    ] = None,
     game: GameOption = "legendary-forests",
 ) -> None:
-    """Play one game and print every turn and the final planets with their scores."""
+    """Play one game and print every turn and the final position of every player."""
     chosen = get_game(game)
     chosen.check_players(players, "--players")
     overrides = {k: v for k, v in {"removed_tiles": removed_tiles,
                                    "trees_per_colour_per_player": trees_per_colour_per_player
                                    }.items() if v is not None}
+    overrides.update(parse_rule_overrides(rule or []))
     rules = chosen.resolve_rules(overrides, "options")
     data = chosen.load_data(str(tiles) if tiles else None)
     lineup = resolve_lineup(chosen, strategy, players)
@@ -244,17 +253,18 @@ def run(
     typer.echo(str(summary.run_dir))
 
 
-def parse_rule_overrides(items: list[str]) -> dict[str, int]:
-    """``NAME=VALUE`` pairs from ``--rule`` options."""
-    rules = {}
+def parse_rule_overrides(items: list[str]) -> dict[str, int | str]:
+    """``NAME=VALUE`` pairs from ``--rule`` options (integers, or a named choice like B)."""
+    rules: dict[str, int | str] = {}
     for item in items:
         name, equals, value = item.partition("=")
         if not equals:
             raise InputError(f"--rule: expected NAME=VALUE, got '{item}'")
+        value = value.strip()
         try:
             rules[name.strip()] = int(value)
         except ValueError:
-            raise InputError(f"--rule: {name}: expected an integer, got '{value}'") from None
+            rules[name.strip()] = value  # the game checks named choices
     return rules
 
 
@@ -385,6 +395,80 @@ def print_sweep_points(plan, states) -> None:
     for point in plan.points:
         typer.echo(f"  {point.label:50s} {_point_games_done(point):>10,} games  "
                    f"{states.get(point.index, 'pending')}")
+
+
+@app.command("tune-trees")
+@user_errors
+def tune_trees(
+    players: Annotated[str, typer.Option(help="Player counts: a range 1-5 or a list 2,3,4.")
+                       ] = "1-5",
+    supply: Annotated[str, typer.Option(help="Trees per colour per player to try: 1-4 or "
+                                             "1,2,3.")] = "1-4",
+    strategies: Annotated[
+        str, typer.Option(help="The pool rotating through the seats: the strongest candidate "
+                               "and greedy, e.g. planner,greedy.")] = "planner,greedy",
+    games: Annotated[int, typer.Option(help="Games per grid point (cap in adaptive mode).")
+                     ] = 50_000,
+    half_width: Annotated[
+        float | None,
+        typer.Option(help="Adaptive: stop a point once every seat's win rate is known to this "
+                          "95% CI half-width (e.g. 0.005).")] = None,
+    seed: Annotated[int, typer.Option(help="Master seed.")] = 20261129,
+    shard_size: Annotated[int, typer.Option(help="Games per shard.")] = 5_000,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A tune-trees sweep file instead of the "
+                                                   "options above (configs/tune-trees.toml).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Sweep folder.")] = Path("runs/tune-trees"),
+    report_dir: Annotated[Path, typer.Option(help="Where the tables and heatmaps go.")
+                          ] = Path("reports/tune-trees"),
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")
+                      ] = False,
+    workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Tune the tree supply per player count: sweep players x supply on common deals, measure
+    seat advantage, colour starvation, scores and skill expression, and recommend a supply."""
+    from sim.sweep import load_sweep, sweep_from_document, sweep_rows
+    from sim.tune_trees import (
+        BASELINE,
+        parse_range,
+        recommend,
+        tree_supply_metrics,
+        tune_trees_document,
+        write_tuning_report,
+    )
+
+    if config_file is not None:
+        plan = load_sweep(config_file, {"output": str(out)})
+    else:
+        pool = [s.strip() for s in strategies.split(",") if s.strip()]
+        if len(pool) != 2 or BASELINE not in pool:
+            raise InputError(f"--strategies: expected the strongest candidate and {BASELINE}, "
+                             f"e.g. planner,{BASELINE}; got '{strategies}'")
+        strongest_name = next(s for s in pool if s != BASELINE)
+        document = tune_trees_document(
+            parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
+            strongest_name, games, seed, shard_size, str(out), half_width)
+        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees")
+    strongest = next(label for label in plan.points[0].config.lineup
+                     if label != BASELINE)
+    start = time.perf_counter()
+    states = run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
+                                     resume=resume, quiet=quiet)
+    print_sweep_points(plan, states)
+    metrics = tree_supply_metrics(sweep_rows(plan.output), strongest)
+    picks = recommend(metrics)
+    total_games = int(metrics["games"].sum())
+    note = (f"{total_games:,} games in all, {int(metrics['games'].min()):,} to "
+            f"{int(metrics['games'].max()):,} per grid point; this session "
+            f"{time.perf_counter() - start:,.0f} s.")
+    report_path = write_tuning_report(metrics, picks, strongest, report_dir, note)
+    typer.echo("Recommendation:")
+    for pick in picks:
+        typer.echo(f"  {pick.sentence}")
+    typer.echo(note)
+    typer.echo(str(report_path))
 
 
 @app.command()

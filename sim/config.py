@@ -20,6 +20,7 @@ from sim.games.registry import get_game
 from sim.strategy_spec import did_you_mean, parse_strategy
 
 STORES = ("rows", "summary")
+DATA_FIELDS = {"tiles", "data"}  # a game's data file field: Legendary Forests tiles, Harmonies data
 DEFAULT_SHARD_SIZE = 10_000
 
 # Every top-level field a config may have, with its expected type and a description.
@@ -136,7 +137,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
     from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    known = set(FIELDS) | {"tiles", "cards"}
+    known = set(FIELDS) | DATA_FIELDS
     for key in document:
         if key not in known:
             raise InputError(f"{source}: unknown field '{key}'{did_you_mean(key, known)}")
@@ -165,11 +166,11 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     elif data_key in document:
         value = _check_type(document[data_key], str, source, data_key)
         data_file = str((base_dir / value).resolve()) if not Path(value).is_absolute() else value
-    for other in ("tiles", "cards"):
+    for other in DATA_FIELDS:
         if other in document and other != data_key:
             raise InputError(f"{source}: field '{other}': not used by {game.name} "
                              f"(its data field is '{data_key}')")
-    if data_file is not None and not Path(data_file).is_file():
+    if data_file is not None and not Path(data_file).exists():
         raise InputError(f"{source}: field '{data_key}': file not found: {data_file}")
     data = game.load_data(data_file)
 

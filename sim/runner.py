@@ -4,8 +4,10 @@ Design of experiments: game ``g`` of a batch is replicate ``g % R`` of deal ``g 
 (``R = replicates_per_deal``). The deal seed depends on the deal only and the strategy seed on
 (deal, replicate), both from the master seed through SeedSequence (``sim.seeding``), so every
 lineup, rules setting or replicate can be played on the same deals. With a rotating pool of K
-strategies, seat ``s`` of that game gets ``pool[(deal + replicate + s) % K]``: over K
-consecutive deals (or K replicates of one deal) every strategy sits in every seat once.
+strategies and P players, rotation ``r = deal + replicate`` gives seat ``s`` the strategy
+``pool[((r + s) % P) % K]`` when K <= P: every game has the same mix (the pool repeated to fill
+the seats) and over P rotations each strategy sits in every seat equally often, so seats stay
+comparable. With more strategies than seats (K > P), seat ``s`` gets ``pool[(r + s) % K]``.
 
 A shard is a contiguous range of games: one compiled call that returns arrays, turned into one
 Parquet file by the worker and written by the parent. Results never depend on the worker count,
@@ -77,7 +79,15 @@ def game_design(config: BatchConfig, first_game: int, games: int):
     seats = np.arange(config.players, dtype=np.int64)
     if config.rotate:
         pool = len(config.lineup)
-        seat_lineup = (deal_ids[:, None] + replicates[:, None] + seats[None, :]) % pool
+        players = config.players
+        rotation = deal_ids[:, None] + replicates[:, None] + seats[None, :]
+        if pool <= players:
+            # Every game has the same mix (the pool repeated to fill the seats) and its
+            # rotations move each strategy through every seat: seats stay comparable.
+            seat_lineup = (rotation % players) % pool
+        else:
+            # More strategies than seats: each strategy still sits in every seat equally often.
+            seat_lineup = rotation % pool
     else:
         seat_lineup = np.broadcast_to(seats, (games, config.players))
     return game_ids, deal_ids, replicates, np.ascontiguousarray(seat_lineup)

@@ -18,16 +18,28 @@ from sim.errors import InputError
 
 @dataclass(frozen=True)
 class RulesParameter:
-    """A rules knob: its name, default, bounds and a one-line description."""
+    """A rules knob: its name, default, bounds and a one-line description.
+
+    Values are stored as integers (they become Parquet columns and sweep axes); ``choices``
+    names some of them, so users may write e.g. ``side = "B"`` or ``spirits = true``."""
 
     name: str
     default: int
     minimum: int
     maximum: int
     help: str
+    choices: tuple[tuple[str, int], ...] = ()
 
     def check(self, value: Any, source: str) -> int:
         """The value as an int, or an InputError naming ``source`` and this field."""
+        named = dict(self.choices)
+        if isinstance(value, bool) and {"false", "true"} <= set(named):
+            return named[str(value).lower()]
+        if isinstance(value, str) and named:
+            if value in named:
+                return named[value]
+            raise InputError(f"{source}: field '{self.name}': '{value}' is not one of "
+                             f"{', '.join(named)}")
         if not isinstance(value, int) or isinstance(value, bool):
             raise InputError(f"{source}: field '{self.name}': expected an integer, got {value!r}")
         if not self.minimum <= value <= self.maximum:
