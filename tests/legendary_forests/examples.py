@@ -1,7 +1,8 @@
-"""Hand-built positions shared by the planet and engine tests (the RULES.md examples)."""
+"""Hand-built positions shared by the planet and engine tests (the RULES.md examples), and a
+reader of the engine's zone table."""
 
 from sim.games.legendary_forests.planet import PlacedTile, Planet, Tree
-from sim.games.legendary_forests.tiles import PINK, YELLOW
+from sim.games.legendary_forests.tiles import GRASS, PINK, YELLOW
 
 N, E, S, W = 0, 1, 2, 3
 
@@ -48,3 +49,15 @@ def example_planet() -> Planet:
             Tree(3, 0, W, YELLOW),
         ],
     )
+
+
+def engine_zones(table, player) -> list[tuple[int, int, int, int]]:
+    """(colour, full runes, open half-runes, trees) of every leaf zone on an engine table."""
+    zones = []
+    for node in range(int(table.node_count[player])):
+        if table.node_parent[player, node] == node and table.node_colour[player, node] != GRASS:
+            zones.append((int(table.node_colour[player, node]),
+                          int(table.zone_full_runes[player, node]),
+                          int(table.zone_open_half_runes[player, node]),
+                          int(table.zone_trees[player, node])))
+    return zones

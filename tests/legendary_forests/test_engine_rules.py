@@ -27,7 +27,7 @@ from sim.games.legendary_forests.rules import (
 )
 from sim.games.legendary_forests.tiles import GRASS, PINK, RED, YELLOW
 from strategies.legendary_forests.builtin import GREEDY, PARAMETER_SLOTS, RANDOM
-from tests.legendary_forests.examples import EXAMPLE_TILES, example_planet
+from tests.legendary_forests.examples import EXAMPLE_TILES, engine_zones, example_planet
 
 N, E, S, W = 0, 1, 2, 3
 
@@ -243,15 +243,3 @@ def test_worked_examples_through_the_engine(tileset_from_toml):
         single = example_planet()
         single.trees = [planet.trees[i] for i in ((0,), (1,), (2, 3))[keep]]
         assert planet_score(table_from_planet(tiles, tileset, single), 0) == points
-
-
-def engine_zones(table, player):
-    """(colour, full runes, open half-runes, trees) of every leaf zone on an engine table."""
-    zones = []
-    for node in range(int(table.node_count[player])):
-        if table.node_parent[player, node] == node and table.node_colour[player, node] != GRASS:
-            zones.append((int(table.node_colour[player, node]),
-                          int(table.zone_full_runes[player, node]),
-                          int(table.zone_open_half_runes[player, node]),
-                          int(table.zone_trees[player, node])))
-    return zones
