@@ -15,6 +15,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from sim.cli_strategies import strategies, tournament
 from sim.errors import InputError
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
@@ -72,8 +73,10 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead.")] = False,
     game: GameOption = "legendary-forests",
 ) -> None:
-    """Validate a position and print what it scores (each zone with a tree for Legendary
-    Forests; each category for Harmonies) and the total."""
+    """Validate a position and print what it scores.
+
+    Legendary Forests: each zone with a tree and the total. Harmonies: each category and the
+    total."""
     chosen = get_game(game)
     data = chosen.load_data(str(tiles) if tiles else None)
     result = chosen.score_file(str(position), data)
@@ -317,8 +320,10 @@ def report(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
 ) -> None:
-    """Turn a batch into a balance report: report.html (self-contained), report.md and
-    summary.parquet with every number shown, led by the three findings that matter."""
+    """Turn a batch into a balance report (HTML, Markdown and Parquet).
+
+    Writes report.html (self-contained, figures embedded), report.md and summary.parquet with
+    every number shown, led by the three findings that matter."""
     from sim.report import build_report
 
     def step(message: str) -> None:
@@ -427,8 +432,10 @@ def tune_trees(
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Tune the tree supply per player count: sweep players x supply on common deals, measure
-    seat advantage, colour starvation, scores and skill expression, and recommend a supply."""
+    """Recommend the tree supply per player count from a sweep.
+
+    Sweeps players x trees per colour per player on common deals, measures seat advantage,
+    colour starvation, scores, ties and skill expression, and recommends a supply."""
     from sim.sweep import load_sweep, sweep_from_document, sweep_rows
     from sim.tune_trees import (
         BASELINE,
@@ -493,6 +500,10 @@ def runs(
         typer.echo(f"{batch['path']:32s} {batch['game']:18s} {batch['players'] or 0:2d} "
                    f"{games:>12s} {batch['shards_done']:>5d}/{batch['shards_total']:<5d} "
                    f"{batch['store']:7s} {batch['status']:11s} {batch['bytes'] / 1e6:8.1f}M")
+
+
+app.command()(tournament)
+app.command()(strategies)
 
 
 def main() -> None:  # pragma: no cover - console entry point

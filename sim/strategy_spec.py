@@ -14,9 +14,20 @@ def did_you_mean(word: str, choices) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def split_strategy_text(text: str) -> tuple[str, str]:
+    """``(name, settings)`` of ``name[:k=v,...]``, where a name may itself be ``module:Class``
+    (a user strategy): the part after the first colon is a class name, not settings, when it
+    holds no ``=``."""
+    name, _, settings = text.strip().partition(":")
+    head, colon, rest = settings.partition(":")
+    if settings and "=" not in head:
+        return f"{name}:{head}", rest if colon else ""
+    return name, settings
+
+
 def parse_strategy(text: str, registry: dict[str, StrategyInfo], source: str) -> StrategySpec:
     """Resolve ``text`` against ``registry``; errors name ``source`` and the reason."""
-    name, _, settings = text.strip().partition(":")
+    name, settings = split_strategy_text(text)
     if name not in registry:
         raise InputError(f"{source}: unknown strategy '{name}'{did_you_mean(name, registry)}; "
                          f"known: {', '.join(sorted(registry))}")

@@ -199,3 +199,26 @@ def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert all_rows(run_dir)["game_id"].n_unique() == 4000
+
+
+def test_notable_games_are_replayed_from_their_seeds(tmp_path):
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run")})
+    run_batch(config, workers=1)
+    notable = pl.read_parquet(str(tmp_path / "run" / "notable" / "*.parquet"))
+    rows = all_rows(tmp_path / "run")
+    assert set(notable["kind"]) == {"highest", "lowest"}
+    assert notable.height == 6 * 2 * 4  # per shard: two games, four seats
+    joined = notable.join(rows, on=["game_id", "seat"], suffix="_row")
+    assert joined.height == notable.height
+    assert (joined["score"] == joined["score_row"]).all()
+    assert (joined["strategy"] == joined["strategy_row"]).all()
+    # The drawing shows the planet: tile 1 is always there.
+    assert all("01" in drawing for drawing in notable["drawing"])
+    per_shard_best = rows.with_columns(shard=pl.col("game_id") // 100).group_by(
+        "shard").agg(pl.col("score").max())
+    highest = notable.filter(pl.col("kind") == "highest").group_by(
+        pl.col("game_id") // 100).agg(pl.col("score").max())
+    assert sorted(highest["score"]) == sorted(per_shard_best["score"])
+    token = rows.filter(pl.col("seat") == 0)
+    assert (token["tree_phases_as_token_holder"]
+            == (token["light_tiles_drawn"].cast(pl.Int16) + 3) // 4).all()

@@ -18,6 +18,7 @@ from sim.games.legendary_forests.drawing import draw_planet
 from sim.games.legendary_forests.kernel import (
     NO_TREE_PHASE,
     NO_TREE_TAKEN,
+    compiled_variant,
     new_log,
     new_work,
     play_game,
@@ -41,8 +42,9 @@ from sim.games.legendary_forests.tiles import (
     load_tileset,
 )
 from sim.seeding import single_game_seeds
-from strategies.legendary_forests import BUILTIN_STRATEGIES
-from strategies.legendary_forests.builtin import PARAMETER_SLOTS, POLICY_IDS
+from strategies.legendary_forests import REGISTRY
+from strategies.legendary_forests.base import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
+from strategies.legendary_forests.builtin import PARAMETER_SLOTS, USER_POLICY_BASE
 
 RULES_PARAMETERS = (
     RulesParameter("removed_tiles", 5, 0, 62,
@@ -76,25 +78,71 @@ class LegendaryForests(Game):
         return data.digest()
 
     def strategies(self) -> dict[str, StrategyInfo]:
-        return BUILTIN_STRATEGIES
+        """Every registered strategy (built-ins, files in ``strategies/legendary_forests/``);
+        ``module:Class`` names load on lookup."""
+        return REGISTRY
 
-    def _seat_arrays(self, lineup: list[StrategySpec]) -> tuple[np.ndarray, np.ndarray]:
-        policies = np.array([POLICY_IDS[spec.name] for spec in lineup], dtype=np.int8)
+    def lineup_kind(self, lineup: list[StrategySpec]) -> str:
+        """How a lineup is played: ``built-in`` (the cached kernel), ``compiled`` (a kernel
+        variant with the user's compiled functions) or ``python`` (the Python driver)."""
+        kinds = {REGISTRY.strategy_class(spec.name).kind() for spec in lineup}
+        if KIND_PYTHON in kinds:
+            return KIND_PYTHON
+        if KIND_COMPILED in kinds:
+            return KIND_COMPILED
+        return KIND_BUILTIN
+
+    def _seat_arrays(self, lineup: list[StrategySpec]):
+        """Policy id and float parameter row per lineup entry, and the compiled user functions
+        (``USER_POLICY_BASE + k`` plays ``user_functions[k]``)."""
+        policies = np.zeros(len(lineup), dtype=np.int8)
         params = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
+        user_functions: list[tuple] = []
         for row, spec in enumerate(lineup):
-            info = BUILTIN_STRATEGIES[spec.name]
-            for slot, parameter in enumerate(info.parameters):
-                params[row, slot] = spec.parameters.get(parameter.name, parameter.default)
-        return policies, params
+            cls = REGISTRY.strategy_class(spec.name)
+            params[row] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
+            if cls.kind() == KIND_BUILTIN:
+                policies[row] = cls.policy_id
+            elif cls.kind() == KIND_COMPILED:
+                pair = (cls.compiled_placement, cls.compiled_tree)
+                if pair not in user_functions:
+                    user_functions.append(pair)
+                policies[row] = USER_POLICY_BASE + user_functions.index(pair)
+        return policies, params, user_functions
+
+    def _python_seats(self, lineup: list[StrategySpec]):
+        """Per lineup entry, a function ``seat -> driver.SeatPlayer``."""
+        from sim.games.legendary_forests.driver import seat_player
+
+        def factory(spec):
+            cls = REGISTRY.strategy_class(spec.name)
+            return lambda seat: seat_player(cls, spec.parameters, PARAMETER_SLOTS)
+
+        return [factory(spec) for spec in lineup]
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
                    strategy_seeds):
+        """Play a shard: built-in lineups in the cached kernel, lineups with compiled user
+        strategies in a kernel variant compiled once per process and lineup, lineups with a
+        Python strategy in the Python driver (the same games, slower)."""
         check_rules_against_tiles(rules, data, "rules")
-        policies, params = self._seat_arrays(lineup)
         game_seat_strategy = np.asarray(game_seat_strategy)
-        results = run_shard(tile_arrays(data), players, rules["removed_tiles"],
-                            rules["trees_per_colour_per_player"], deal_seeds, strategy_seeds,
-                            policies[game_seat_strategy], params[game_seat_strategy])
+        kind = self.lineup_kind(lineup)
+        if kind == KIND_PYTHON:
+            from sim.games.legendary_forests import driver
+
+            results = driver.run_shard(data, tile_arrays(data), players, rules["removed_tiles"],
+                                       rules["trees_per_colour_per_player"],
+                                       np.asarray(deal_seeds, dtype=np.uint64),
+                                       np.asarray(strategy_seeds, dtype=np.uint64),
+                                       self._python_seats(lineup), game_seat_strategy)
+        else:
+            policies, params, user_functions = self._seat_arrays(lineup)
+            variant = compiled_variant(user_functions) if kind == KIND_COMPILED else None
+            results = run_shard(tile_arrays(data), players, rules["removed_tiles"],
+                                rules["trees_per_colour_per_player"], deal_seeds,
+                                strategy_seeds, policies[game_seat_strategy],
+                                params[game_seat_strategy], variant=variant)
         games = len(deal_seeds)
 
         def per_seat(array):
@@ -102,6 +150,12 @@ class LegendaryForests(Game):
 
         def per_game(array):
             return np.repeat(np.asarray(array), players, axis=0)
+
+        # Tree phase k is led by seat k mod players (the token starts with seat 0 and passes
+        # after each phase), so seat s leads ceil((light - s) / players) of them.
+        light = results.light_drawn.astype(np.int64)[:, None]
+        seats = np.arange(players, dtype=np.int64)[None, :]
+        token_phases = np.maximum(0, (light - seats + players - 1) // players).astype(np.int8)
 
         return {
             "seat": np.tile(np.arange(players, dtype=np.int8), games),
@@ -118,6 +172,7 @@ class LegendaryForests(Game):
             "tiles_discarded": per_seat(results.discards),
             "tree_phases_without_tree": per_seat(results.tree_phases_without_tree),
             "tree_picks_constrained": per_seat(results.tree_picks_constrained),
+            "tree_phases_as_token_holder": per_seat(token_phases),
             "light_tiles_drawn": per_game(results.light_drawn),
             "removed_tiles_mask": per_game(results.removed_mask),
             "draw_order": per_game(results.draw_order),
@@ -135,12 +190,30 @@ class LegendaryForests(Game):
             "tree_phases_without_tree": "tree phases in which the player could take no tree",
             "tree_picks_constrained": "tree phases in which a colour the player had a zone of "
                                       "was already gone from the supply",
+            "tree_phases_as_token_holder": "tree phases this seat led with the construction "
+                                           "token (picked first)",
             "light_tiles_drawn": "light tiles drawn in the game (= tree phases)",
             "removed_tiles_mask": "bit (n - 1) set for each tile number n removed unseen",
             "draw_order": "tile numbers in the order drawn",
         }
 
     def play_one(self, data, players, rules, lineup, seed):
+        deal_seed, strategy_seed = single_game_seeds(seed)
+        table, log = self._play_seeded(data, players, rules, lineup, deal_seed, strategy_seed)
+        return self._describe_game(data, table, log, lineup, seed, rules)
+
+    def final_drawings(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """Each seat's final planet, drawn, for a game given by its seeds (the report's
+        highest- and lowest-scoring games are replayed this way)."""
+        table, _ = self._play_seeded(data, players, rules, lineup, deal_seed, strategy_seed)
+        drawings = []
+        for player in range(players):
+            planet = planet_of(data, table, player)
+            drawings.append(draw_planet(planet, data))
+        return drawings
+
+    def _play_seeded(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """One game on fresh arrays, with whatever kinds of strategies the lineup has."""
         tileset: TileSet = data
         check_rules_against_tiles(rules, tileset, "rules")
         removed = rules["removed_tiles"]
@@ -148,11 +221,21 @@ class LegendaryForests(Game):
         table = new_table(tileset.size, players, removed)
         work = new_work(tileset.size, players, removed)
         log = new_log(tileset.size, players, removed)
-        policies, params = self._seat_arrays(lineup)
-        deal_seed, strategy_seed = single_game_seeds(seed)
-        play_game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
-                  deal_seed, strategy_seed, policies, params)
-        return self._describe_game(tileset, table, log, lineup, seed, rules)
+        kind = self.lineup_kind(lineup)
+        if kind == KIND_PYTHON:
+            from sim.games.legendary_forests import driver
+
+            seats = [make(seat) for seat, make in enumerate(self._python_seats(lineup))]
+            driver.play_game(tileset, tiles, table, work, log, removed,
+                             rules["trees_per_colour_per_player"], deal_seed, strategy_seed,
+                             seats)
+        else:
+            policies, params, user_functions = self._seat_arrays(lineup)
+            game = compiled_variant(user_functions).play_game if kind == KIND_COMPILED \
+                else play_game
+            game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
+                 deal_seed, strategy_seed, policies, params)
+        return table, log
 
     def _describe_game(self, tileset, table, log, lineup, seed, rules) -> PlayedGame:
         players = len(lineup)

@@ -7,6 +7,8 @@ deal generator shuffles the tiles; each seat has its own generator for its strat
 
 from __future__ import annotations
 
+import time
+import types
 from collections import namedtuple
 
 import numpy as np
@@ -32,7 +34,12 @@ from sim.games.legendary_forests.rules import (
     tree_phase_seat,
 )
 from sim.rng import seed_state
-from strategies.legendary_forests.builtin import PARAMETER_SLOTS, choose_placement, choose_tree
+from strategies.legendary_forests.builtin import (
+    PARAMETER_SLOTS,
+    USER_POLICY_BASE,
+    choose_placement,
+    choose_tree,
+)
 
 # Per-seat counters kept during a game (GameLog.seat_counters).
 COUNTER_TREE_PHASES_WITHOUT_TREE = 0  # tree phases where no colour left had a zone to go to
@@ -228,6 +235,40 @@ def rank_scores(scores, out_rank, out_win):
 
 
 @njit(cache=True)
+def record_game(table, work, log, removed_tiles, game, scores, results):
+    """Write the finished game on ``table`` into row ``game`` of ``results`` (scores, ranks,
+    wins, zone counts, trees, counters, the deal as played); ``scores`` is int64[P] scratch."""
+    players = table.status[STATUS_PLAYERS]
+    for player in range(players):
+        scores[player] = planet_score(table, player)
+        results.score[game, player] = scores[player]
+        planet_zone_counts(table, player, work.zone_counts)
+        results.zones[game, player] = work.zone_counts[0]
+        results.closed_zones[game, player] = work.zone_counts[1]
+        results.full_runes[game, player] = work.zone_counts[2]
+        results.zones_with_trees[game, player] = work.zone_counts[3]
+        for colour in range(LEAF_COLOURS):
+            results.trees[game, player, colour] = 0
+        for index in range(table.tree_count[player]):
+            results.trees[game, player, table.tree_colour[player, index] - 1] += 1
+        results.discards[game, player] = table.discards[player]
+        results.tree_phases_without_tree[game, player] = log.seat_counters[
+            player, COUNTER_TREE_PHASES_WITHOUT_TREE
+        ]
+        results.tree_picks_constrained[game, player] = log.seat_counters[
+            player, COUNTER_TREE_PICKS_CONSTRAINED
+        ]
+    rank_scores(scores, results.rank[game], results.win[game])
+    results.light_drawn[game] = table.status[STATUS_LIGHT_DRAWN]
+    mask = np.int64(0)
+    for index in range(removed_tiles):
+        mask |= np.int64(1) << np.int64(log.removed[index])
+    results.removed_mask[game] = mask
+    for turn in range(log.draw_order.shape[0]):
+        results.draw_order[game, turn] = log.draw_order[turn] + 1
+
+
+@njit(cache=True)
 def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seeds,
                strategy_seeds, game_seat_policy, game_seat_params, results):
     """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``)."""
@@ -238,38 +279,87 @@ def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_play
         play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player,
                   deal_seeds[game], strategy_seeds[game], game_seat_policy[game],
                   game_seat_params[game])
-        for player in range(players):
-            scores[player] = planet_score(table, player)
-            results.score[game, player] = scores[player]
-            planet_zone_counts(table, player, work.zone_counts)
-            results.zones[game, player] = work.zone_counts[0]
-            results.closed_zones[game, player] = work.zone_counts[1]
-            results.full_runes[game, player] = work.zone_counts[2]
-            results.zones_with_trees[game, player] = work.zone_counts[3]
-            for colour in range(LEAF_COLOURS):
-                results.trees[game, player, colour] = 0
-            for index in range(table.tree_count[player]):
-                results.trees[game, player, table.tree_colour[player, index] - 1] += 1
-            results.discards[game, player] = table.discards[player]
-            results.tree_phases_without_tree[game, player] = log.seat_counters[
-                player, COUNTER_TREE_PHASES_WITHOUT_TREE
-            ]
-            results.tree_picks_constrained[game, player] = log.seat_counters[
-                player, COUNTER_TREE_PICKS_CONSTRAINED
-            ]
-        rank_scores(scores, results.rank[game], results.win[game])
-        results.light_drawn[game] = table.status[STATUS_LIGHT_DRAWN]
-        mask = np.int64(0)
-        for index in range(removed_tiles):
-            mask |= np.int64(1) << np.int64(log.removed[index])
-        results.removed_mask[game] = mask
-        for turn in range(log.draw_order.shape[0]):
-            results.draw_order[game, turn] = log.draw_order[turn] + 1
+        record_game(table, work, log, removed_tiles, game, scores, results)
+
+
+KernelVariant = namedtuple("KernelVariant", ["play_game", "play_games", "compile_seconds"])
+_VARIANTS: dict[tuple, KernelVariant] = {}
+
+
+def _placement_dispatch(fallback, policy_id, user_placement):
+    """``choose_placement`` that sends ``policy_id`` to a compiled user function."""
+
+    @njit
+    def dispatch(policy, params, tiles, table, player, tile, move_cells, move_rotations,
+                 move_count, rng, scratch, preview):
+        if policy == policy_id:
+            return np.int64(user_placement(params, tiles, table, player, tile, move_cells,
+                                           move_rotations, move_count, rng, scratch, preview))
+        return np.int64(fallback(policy, params, tiles, table, player, tile, move_cells,
+                                 move_rotations, move_count, rng, scratch, preview))
+
+    return dispatch
+
+
+def _tree_dispatch(fallback, policy_id, user_tree):
+    """``choose_tree`` that sends ``policy_id`` to a compiled user function."""
+
+    @njit
+    def dispatch(policy, params, tiles, table, player, choice_colours, choice_zones,
+                 choice_count, rng):
+        if policy == policy_id:
+            return np.int64(user_tree(params, tiles, table, player, choice_colours, choice_zones,
+                                      choice_count, rng))
+        return np.int64(fallback(policy, params, tiles, table, player, choice_colours,
+                                 choice_zones, choice_count, rng))
+
+    return dispatch
+
+
+def _rebind(function, name, overrides):
+    """A new plain function with ``function``'s code and globals updated by ``overrides``."""
+    namespace = dict(function.__globals__)
+    namespace.update(overrides)
+    return types.FunctionType(function.__code__, namespace, name, function.__defaults__,
+                              function.__closure__)
+
+
+def compiled_variant(user_functions) -> KernelVariant:
+    """The game kernel for a lineup with compiled user strategies.
+
+    ``user_functions`` is a sequence of ``(compiled_placement, compiled_tree)`` pairs; pair ``k``
+    plays for policy id ``USER_POLICY_BASE + k``. The variant runs exactly the code of
+    ``play_game`` and ``play_games`` (the same function objects' code, re-bound to dispatchers
+    that try the user ids before the built-ins), so rules and loop cannot drift apart. numba
+    cannot cache it on disk (its globals are run-time functions); it is compiled once per
+    process and lineup and memoised here. ``compile_seconds`` is filled in by ``run_shard``
+    on first use (the compile happens at the first call).
+    """
+    key = tuple((id(placement), id(tree)) for placement, tree in user_functions)
+    if key in _VARIANTS:
+        return _VARIANTS[key]
+    placement = choose_placement
+    tree = choose_tree
+    for index, (user_placement, user_tree) in enumerate(user_functions):
+        placement = _placement_dispatch(placement, USER_POLICY_BASE + index, user_placement)
+        tree = _tree_dispatch(tree, USER_POLICY_BASE + index, user_tree)
+    game = njit(_rebind(play_game.py_func, "play_game",
+                        {"choose_placement": placement, "choose_tree": tree}))
+    games = njit(_rebind(play_games.py_func, "play_games", {"play_game": game}))
+    variant = KernelVariant(game, games, [None])
+    _VARIANTS[key] = variant
+    return variant
 
 
 def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
-              strategy_seeds, game_seat_policy, game_seat_params=None) -> ShardResults:
-    """Allocate everything for one shard and play it (the Python entry point of the kernel)."""
+              strategy_seeds, game_seat_policy, game_seat_params=None,
+              variant: KernelVariant | None = None) -> ShardResults:
+    """Allocate everything for one shard and play it (the Python entry point of the kernel).
+
+    ``variant`` (from ``compiled_variant``) plays lineups with compiled user strategies; by
+    default the cached kernel with the built-ins runs. A variant's first call is timed alone on
+    one game, so its compile time is known (``variant.compile_seconds[0]``) and stays out of
+    the per-game cost."""
     tile_count = tileset_arrays.light.shape[0]
     games = len(deal_seeds)
     table = new_table(tile_count, players, removed_tiles)
@@ -278,8 +368,16 @@ def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_playe
     results = new_shard_results(games, players, tile_count - 1 - removed_tiles)
     if game_seat_params is None:
         game_seat_params = np.zeros((games, players, PARAMETER_SLOTS), dtype=np.float64)
-    play_games(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-               np.asarray(deal_seeds, dtype=np.uint64), np.asarray(strategy_seeds, dtype=np.uint64),
-               np.ascontiguousarray(game_seat_policy, dtype=np.int8),
-               np.ascontiguousarray(game_seat_params, dtype=np.float64), results)
+    arguments = (np.asarray(deal_seeds, dtype=np.uint64),
+                 np.asarray(strategy_seeds, dtype=np.uint64),
+                 np.ascontiguousarray(game_seat_policy, dtype=np.int8),
+                 np.ascontiguousarray(game_seat_params, dtype=np.float64))
+    kernel = play_games if variant is None else variant.play_games
+    if variant is not None and variant.compile_seconds[0] is None and games > 0:
+        start = time.perf_counter()
+        kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+               *(argument[:1] for argument in arguments), results)
+        variant.compile_seconds[0] = time.perf_counter() - start
+    kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+           *arguments, results)
     return results

@@ -616,3 +616,100 @@ def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
     out[PREVIEW_FULL_RUNES] = link_count
     out[PREVIEW_ZONES_CLOSED] = zones_closed
     out[PREVIEW_TREED_ZONES_CLOSED] = treed_zones_closed
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure helpers for strategies (queries and copies; no rule is changed by them).
+
+
+@njit(cache=True)
+def total_turns(table):
+    """Turns in a game on this table: every drawn tile is one turn. The table is sized for tile 1
+    plus every drawn tile, so this is public (it follows from the rules parameters)."""
+    return table.placed_cells.shape[1] - 1
+
+
+@njit(cache=True)
+def copy_planet(source, source_player, target, target_player):
+    """Copy one planet (tiles, frontier, zones, trees, discards) from ``source`` to a planet of
+    ``target``, a table of the same tile count and removed tiles; e.g. into a one-player scratch
+    table for a rollout. The target planet is cleared first; only touched cells are copied, so
+    this costs about as much as the planet is big. Supply and status are not copied."""
+    clear_planet(target, target_player)
+    for index in range(source.placed_count[source_player]):
+        cell = source.placed_cells[source_player, index]
+        target.placed_cells[target_player, index] = cell
+        target.cell_tile[target_player, cell] = source.cell_tile[source_player, cell]
+        target.cell_rotation[target_player, cell] = source.cell_rotation[source_player, cell]
+        for direction in range(4):
+            target.cell_side_colour[target_player, cell, direction] = source.cell_side_colour[
+                source_player, cell, direction]
+            target.cell_side_node[target_player, cell, direction] = source.cell_side_node[
+                source_player, cell, direction]
+    target.placed_count[target_player] = source.placed_count[source_player]
+    for index in range(source.frontier_count[source_player]):
+        cell = source.frontier_cells[source_player, index]
+        target.frontier_cells[target_player, index] = cell
+        target.frontier_position[target_player, cell] = index
+        target.cell_need_mask[target_player, cell] = source.cell_need_mask[source_player, cell]
+        target.cell_need_colours[target_player, cell] = source.cell_need_colours[
+            source_player, cell]
+    target.frontier_count[target_player] = source.frontier_count[source_player]
+    for node in range(source.node_count[source_player]):
+        target.node_parent[target_player, node] = source.node_parent[source_player, node]
+        target.node_colour[target_player, node] = source.node_colour[source_player, node]
+        target.node_cell[target_player, node] = source.node_cell[source_player, node]
+        target.node_side[target_player, node] = source.node_side[source_player, node]
+        target.zone_full_runes[target_player, node] = source.zone_full_runes[source_player, node]
+        target.zone_open_half_runes[target_player, node] = source.zone_open_half_runes[
+            source_player, node]
+        target.zone_trees[target_player, node] = source.zone_trees[source_player, node]
+    target.node_count[target_player] = source.node_count[source_player]
+    for index in range(source.tree_count[source_player]):
+        target.tree_cell[target_player, index] = source.tree_cell[source_player, index]
+        target.tree_side[target_player, index] = source.tree_side[source_player, index]
+        target.tree_colour[target_player, index] = source.tree_colour[source_player, index]
+    target.tree_count[target_player] = source.tree_count[source_player]
+    target.discards[target_player] = source.discards[source_player]
+
+
+@njit(cache=True)
+def new_scratch_table(like, players):
+    """A table shaped like ``like`` but with ``players`` planets, allocated in compiled code
+    (for strategies that try moves out on a copy). Status and tile flags are copied from
+    ``like``; the planets are empty (fill them with ``copy_planet``)."""
+    cells = like.cell_tile.shape[1]
+    planet_tiles = like.placed_cells.shape[1]
+    nodes = like.node_parent.shape[1]
+    tree_slots = like.tree_cell.shape[1]
+    status = like.status.copy()
+    status[STATUS_PLAYERS] = players
+    return Table(
+        status,
+        like.supply.copy(),
+        like.tile_drawn.copy(),
+        np.full((players, cells), EMPTY, dtype=np.int16),
+        np.zeros((players, cells), dtype=np.int8),
+        np.full((players, cells, 4), EMPTY, dtype=np.int8),
+        np.full((players, cells, 4), NO_NODE, dtype=np.int16),
+        np.zeros((players, cells), dtype=np.int16),
+        np.full((players, cells), -1, dtype=np.int16),
+        np.zeros(players, dtype=np.int32),
+        np.zeros((players, cells), dtype=np.uint8),
+        np.zeros((players, cells), dtype=np.uint8),
+        np.zeros((players, planet_tiles), dtype=np.int16),
+        np.zeros(players, dtype=np.int32),
+        np.zeros((players, nodes), dtype=np.int16),
+        np.zeros((players, nodes), dtype=np.int8),
+        np.zeros((players, nodes), dtype=np.int16),
+        np.zeros((players, nodes), dtype=np.int8),
+        np.zeros((players, nodes), dtype=np.int16),
+        np.zeros((players, nodes), dtype=np.int16),
+        np.zeros((players, nodes), dtype=np.int16),
+        np.zeros(players, dtype=np.int32),
+        np.zeros((players, tree_slots), dtype=np.int16),
+        np.zeros((players, tree_slots), dtype=np.int8),
+        np.zeros((players, tree_slots), dtype=np.int8),
+        np.zeros(players, dtype=np.int32),
+        np.zeros(players, dtype=np.int16),
+    )

@@ -1,0 +1,285 @@
+"""Round-robin tournaments of strategies with common random numbers.
+
+Design (printed in the header of every table):
+- S strategies, N seats. The seat schedule has S lineups: in lineup ``j`` seat ``p`` plays
+  strategy ``(j + p) mod S``. Over the S lineups every strategy sits in every seat equally often
+  (once per seat and deal when S >= N), and every pair of strategies meets when S <= 2N - 1.
+- Every deal is played once with each lineup, and the games of one deal share both the deal seed
+  (draw order, removed tiles) and the strategy seed: the same deals for every pairing and seat
+  rotation (common random numbers), so differences come from the strategies, not from the luck.
+  ``games`` is rounded up to a whole number of deals x S lineups.
+- Seeds: deal ``d`` uses ``seeding.deal_seeds(seed, [d])`` and ``seeding.strategy_seeds(seed, [d],
+  [0])``; each game is a pure function of its seeds, so the results are identical for any
+  number of worker processes.
+
+Statistics, all clustered by deal (the unit that is independent):
+- score: mean final score of the strategy's seats; 95% CI from the per-deal means (normal).
+- win rate: share of games won (a shared win counts 1/k); 95% CI the same way. With N seats a
+  strategy as strong as the field wins 1/N of its games.
+- head-to-head: for strategies a != b, over every game and every pair of seats (a in one, b in the
+  other), 1 when a's score is higher, 1/2 on a tie, 0 otherwise; 95% CI from per-deal means.
+- rating: Bradley-Terry strengths fitted by Hunter's MM algorithm on all those pairwise outcomes
+  (ties count half a win each), shown on the Elo scale: 400 log10(strength), mean 0.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.errors import InputError
+from sim.games.base import Game, StrategySpec
+from sim.seeding import deal_seeds, strategy_seeds
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class StrategyRow:
+    """One strategy's line of the tournament table."""
+
+    label: str
+    seat_games: int
+    score_mean: float
+    score_ci: float  # half-width of the 95% CI
+    win_rate: float
+    win_ci: float
+    rating: float  # Bradley-Terry on the Elo scale, mean 0
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured; ``table()`` prints it."""
+
+    game_title: str
+    players: int
+    labels: list[str]
+    deals: int
+    games: int
+    seed: int
+    workers: int
+    seconds: float
+    rows: list[StrategyRow]
+    head_to_head: np.ndarray  # [S, S] win rate of row against column, NaN when they never met
+    head_to_head_ci: np.ndarray
+    compile_seconds: list[float] = field(default_factory=list)
+
+    def table(self) -> str:
+        """The printed report: design header, per-strategy table, head-to-head matrix."""
+        s = len(self.labels)
+        lines = [
+            f"{self.game_title} tournament: {self.players} players, {s} strategies, "
+            f"{self.games:,} games = {self.deals:,} deals x {s} seat rotations, seed {self.seed}",
+            f"design: in rotation j seat p plays strategy (j + p) mod {s}; every deal is played "
+            f"in every rotation with the same deal and strategy seeds (common random numbers)",
+            "CIs: 95%, normal, from per-deal means; rating: Bradley-Terry (MM) on pairwise "
+            "outcomes within games, ties half, Elo scale (400 log10 strength), mean 0",
+            f"played in {self.seconds:.1f} s ({self.games / max(self.seconds, 1e-9):,.0f} games/s)"
+            f" with {self.workers} worker(s)",
+        ]
+        if self.compile_seconds:
+            lines.append("kernel variant compile time (compiled user strategies), per worker: "
+                         + ", ".join(f"{t:.1f} s" for t in self.compile_seconds))
+        width = max(8, max(len(label) for label in self.labels))
+        lines.append("")
+        lines.append(f"{'strategy':{width}s}  {'seat-games':>10s}  {'score (95% CI)':>17s}  "
+                     f"{'win rate (95% CI)':>19s}  {'rating':>7s}")
+        for row in sorted(self.rows, key=lambda r: -r.rating):
+            lines.append(f"{row.label:{width}s}  {row.seat_games:10,d}  "
+                         f"{row.score_mean:8.2f} ± {row.score_ci:5.2f}  "
+                         f"{100 * row.win_rate:9.1f}% ± {100 * row.win_ci:4.1f}%  "
+                         f"{row.rating:7.0f}")
+        lines.append("")
+        lines.append("head-to-head: how often the row strategy outscores the column strategy "
+                     "when both play in one game (ties half), % ± 95% CI")
+        cell = 13
+        lines.append(" " * width + "  " + "".join(f"{label[:cell]:>{cell + 1}s}"
+                                                   for label in self.labels))
+        for a, label in enumerate(self.labels):
+            parts = []
+            for b in range(s):
+                if a == b or math.isnan(self.head_to_head[a, b]):
+                    parts.append(f"{'-':>{cell + 1}s}")
+                else:
+                    rate = 100 * self.head_to_head[a, b]
+                    text = f"{rate:.1f}±{100 * self.head_to_head_ci[a, b]:.1f}"
+                    parts.append(f"{text:>{cell + 1}s}")
+            lines.append(f"{label:{width}s}  " + "".join(parts))
+        return "\n".join(lines)
+
+    def document(self) -> dict:
+        """The result as a JSON-ready dict."""
+        return {
+            "players": self.players, "strategies": self.labels, "deals": self.deals,
+            "games": self.games, "seed": self.seed,
+            "rows": [vars(row) for row in self.rows],
+            "head_to_head": [[None if math.isnan(v) else float(v) for v in row]
+                             for row in self.head_to_head],
+            "head_to_head_ci": [[None if math.isnan(v) else float(v) for v in row]
+                                for row in self.head_to_head_ci],
+        }
+
+
+def parse_strategy_list(text: str) -> list[str]:
+    """Split ``a,b:k=1,j=2,c`` into strategy texts: an item with ``=`` and no ``:`` continues
+    the parameters of the item before it."""
+    items: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "=" in part and ":" not in part and items:
+            items[-1] += "," + part
+        else:
+            items.append(part)
+    return items
+
+
+def seat_schedule(strategies: int, players: int) -> np.ndarray:
+    """int64[S, N]: lineup ``j`` puts strategy ``(j + p) mod S`` in seat ``p``."""
+    return (np.arange(strategies)[:, None] + np.arange(players)[None, :]) % strategies
+
+
+def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                seat_strategy: np.ndarray, deals: np.ndarray, strategy: np.ndarray):
+    """Worker: play one chunk; returns (scores, wins, compile seconds or None)."""
+    from sim.games.legendary_forests import kernel
+
+    before = {key: variant.compile_seconds[0] for key, variant in kernel._VARIANTS.items()}
+    columns = game.play_shard(data, players, rules, lineup, seat_strategy, deals, strategy)
+    compiled = None
+    for key, variant in kernel._VARIANTS.items():
+        if before.get(key) is None and variant.compile_seconds[0] is not None:
+            compiled = variant.compile_seconds[0]
+    games = len(deals)
+    return (columns["score"].reshape(games, players).astype(np.int64),
+            columns["win"].reshape(games, players).astype(np.float64), compiled)
+
+
+def bradley_terry(wins: np.ndarray, comparisons: np.ndarray, iterations: int = 10000,
+                  tolerance: float = 1e-12) -> np.ndarray:
+    """Bradley-Terry strengths by Hunter's MM algorithm: ``wins[a, b]`` is how often a beat b
+    (ties half), ``comparisons[a, b]`` how often they were compared. Normalised to geometric
+    mean 1. A strategy that never lost (or never won) gets a large finite strength."""
+    s = wins.shape[0]
+    # A tiny prior (one half-tie against every other) keeps unbeaten strategies finite.
+    wins = wins + 0.5 * (1 - np.eye(s)) * 1e-3
+    comparisons = comparisons + (1 - np.eye(s)) * 1e-3
+    strength = np.ones(s)
+    total_wins = wins.sum(axis=1)
+    for _ in range(iterations):
+        denominator = (comparisons / (strength[:, None] + strength[None, :])).sum(axis=1)
+        updated = total_wins / denominator
+        updated /= np.exp(np.mean(np.log(updated)))
+        if np.max(np.abs(updated - strength)) < tolerance:
+            strength = updated
+            break
+        strength = updated
+    return strength
+
+
+def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:
+    values = per_deal[~np.isnan(per_deal)]
+    if values.size == 0:
+        return math.nan, math.nan
+    if values.size == 1:
+        return float(values[0]), math.nan
+    return float(values.mean()), float(Z95 * values.std(ddof=1) / math.sqrt(values.size))
+
+
+def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+            scores: np.ndarray, wins: np.ndarray, deals: int):
+    """Per-strategy rows and head-to-head matrices from the played games (see module doc)."""
+    s = len(labels)
+    rows = []
+    pair_sum = np.zeros((deals, s, s))
+    pair_count = np.zeros((deals, s, s))
+    players = seat_strategy.shape[1]
+    for i in range(players):
+        for j in range(players):
+            if i == j:
+                continue
+            outcome = np.where(scores[:, i] > scores[:, j], 1.0,
+                               np.where(scores[:, i] == scores[:, j], 0.5, 0.0))
+            np.add.at(pair_sum, (deal_of_game, seat_strategy[:, i], seat_strategy[:, j]), outcome)
+            np.add.at(pair_count, (deal_of_game, seat_strategy[:, i], seat_strategy[:, j]), 1.0)
+    for a in range(s):
+        pair_sum[:, a, a] = 0.0
+        pair_count[:, a, a] = 0.0
+    strength = bradley_terry(pair_sum.sum(axis=0), pair_count.sum(axis=0))
+    ratings = 400.0 * np.log10(strength)
+    ratings -= ratings.mean()
+    for a, label in enumerate(labels):
+        mask = seat_strategy == a
+        seat_games = int(mask.sum())
+        score_sum = np.zeros(deals)
+        win_sum = np.zeros(deals)
+        count = np.zeros(deals)
+        for p in range(players):
+            np.add.at(score_sum, deal_of_game, np.where(mask[:, p], scores[:, p], 0))
+            np.add.at(win_sum, deal_of_game, np.where(mask[:, p], wins[:, p], 0.0))
+            np.add.at(count, deal_of_game, mask[:, p].astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score_mean, score_ci = _mean_ci(score_sum / count)
+            win_mean, win_ci = _mean_ci(win_sum / count)
+        rows.append(StrategyRow(label, seat_games, score_mean, score_ci, win_mean, win_ci,
+                                float(ratings[a])))
+    head = np.full((s, s), math.nan)
+    head_ci = np.full((s, s), math.nan)
+    for a in range(s):
+        for b in range(s):
+            if a == b or pair_count[:, a, b].sum() == 0:
+                continue
+            with np.errstate(invalid="ignore", divide="ignore"):
+                per_deal = pair_sum[:, a, b] / pair_count[:, a, b]
+            head[a, b], head_ci[a, b] = _mean_ci(per_deal)
+    return rows, head, head_ci
+
+
+def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                   games: int, seed: int, workers: int = 1,
+                   chunk_deals: int | None = None) -> TournamentResult:
+    """Play the tournament described in the module docstring and analyse it."""
+    s = len(lineup)
+    if s < 2:
+        raise InputError("--strategies: give at least two strategies")
+    labels = [spec.label() for spec in lineup]
+    if len(set(labels)) != s:
+        raise InputError(f"--strategies: a strategy is listed twice ({', '.join(labels)})")
+    if games < 1:
+        raise InputError(f"--games: must be at least 1, got {games}")
+    if workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    deals = math.ceil(games / s)
+    schedule = seat_schedule(s, players)
+    deal_ids = np.arange(deals)
+    deal_seed = deal_seeds(seed, deal_ids)
+    strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
+    deal_of_game = np.repeat(deal_ids, s)
+    seat_strategy = np.tile(schedule, (deals, 1))
+    game_deal_seeds = deal_seed[deal_of_game]
+    game_strategy_seeds = strategy_seed[deal_of_game]
+    total = deals * s
+    if chunk_deals is None:
+        chunk_deals = max(1, math.ceil(deals / (8 * workers)))
+    bounds = [(start * s, min(deals, start + chunk_deals) * s)
+              for start in range(0, deals, chunk_deals)]
+    started = time.perf_counter()
+    tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],
+              game_strategy_seeds[a:b]) for a, b in bounds]
+    if workers == 1:
+        outputs = [_play_chunk(*task) for task in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=workers, backend="loky")(
+            delayed(_play_chunk)(*task) for task in tasks)
+    seconds = time.perf_counter() - started
+    scores = np.concatenate([output[0] for output in outputs])
+    wins = np.concatenate([output[1] for output in outputs])
+    compile_seconds = [output[2] for output in outputs if output[2] is not None]
+    rows, head, head_ci = analyse(labels, seat_strategy, deal_of_game, scores, wins, deals)
+    return TournamentResult(game.title, players, labels, deals, total, seed, workers, seconds,
+                            rows, head, head_ci, compile_seconds)
