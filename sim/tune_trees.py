@@ -13,10 +13,13 @@ deals. Per grid point it measures:
 - skill expression: how often the strongest strategy finishes ahead of ``greedy`` at the same
   table (ties count half), with a 95% CI over games.
 
-Recommendation rule, per player count (2 or more): keep the supplies whose skill expression is
-not significantly below the best supply's (the CI's upper end reaches the best estimate); among
-them pick the one with the lowest seat spread + constrained-pick share; ties go to the smaller
-supply. Seat spread and skill need two or more players, so 1 player gets metrics but no pick.
+Recommendation rule, per player count (2 or more): the smallest supply that is *fair enough*
+(no significant seat advantage: the spread's CI reaches 0), *starves little* (constrained tree
+phases below ``max_starvation``, 10% by default) and *keeps skill* (the strongest strategy's edge
+over greedy within ``skill_tolerance``, 2 percentage points, of the best supply's); the smallest,
+because every extra tree is a component in the box. When no supply qualifies, the one with the
+lowest seat spread + constrained share among those that keep skill. Seat spread and skill need
+two or more players, so 1 player gets metrics but no pick.
 """
 
 from __future__ import annotations
@@ -178,7 +181,8 @@ class Recommendation:
     sentence: str
 
 
-def recommend(metrics: pl.DataFrame) -> list[Recommendation]:
+def recommend(metrics: pl.DataFrame, max_starvation: float = 0.10,
+              skill_tolerance: float = 0.02) -> list[Recommendation]:
     """Apply the recommendation rule of the module docstring to each player count >= 2."""
     picks = []
     for players in sorted(set(metrics["players"].to_list())):
@@ -186,16 +190,21 @@ def recommend(metrics: pl.DataFrame) -> list[Recommendation]:
             continue
         options = metrics.filter(pl.col("players") == players).sort(SUPPLY)
         best_skill = options["skill"].max()
-        eligible = options.filter(pl.col("skill_high") >= best_skill) \
+        keeps_skill = options.filter(pl.col("skill_high") >= best_skill - skill_tolerance) \
             if best_skill is not None and not math.isnan(best_skill) else options
-        if eligible.height == 0:
-            eligible = options
-        eligible = eligible.with_columns(
-            cost=pl.col("seat_spread") + pl.col("starvation_constrained")
-        ).sort(["cost", SUPPLY])
-        chosen = eligible.row(0, named=True)
+        if keeps_skill.height == 0:
+            keeps_skill = options
+        sufficient = keeps_skill.filter((pl.col("seat_spread_low") <= 0)
+                                        & (pl.col("starvation_constrained") < max_starvation))
+        if sufficient.height:
+            chosen = sufficient.sort(SUPPLY).row(0, named=True)
+        else:
+            chosen = keeps_skill.with_columns(
+                cost=pl.col("seat_spread") + pl.col("starvation_constrained")
+            ).sort(["cost", SUPPLY]).row(0, named=True)
         picks.append(Recommendation(players, int(chosen[SUPPLY]),
-                                    _trade_off_sentence(players, chosen, options)))
+                                    _trade_off_sentence(players, chosen, options,
+                                                        bool(sufficient.height))))
     return picks
 
 
@@ -203,26 +212,25 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def _trade_off_sentence(players: int, chosen: dict, options: pl.DataFrame) -> str:
+def _trade_off_sentence(players: int, chosen: dict, options: pl.DataFrame,
+                        sufficient: bool) -> str:
     supply = int(chosen[SUPPLY])
     text = (f"{players} players: {supply} trees per colour per player "
             f"(seat spread {_percent(chosen['seat_spread'])}, colour starvation "
             f"{_percent(chosen['starvation_constrained'])} of tree phases, strongest strategy "
             f"ahead of greedy {_percent(chosen['skill'])})")
-    least_starved = options.sort(["starvation_constrained", SUPPLY]).row(0, named=True)
-    most_skill = options.sort(["skill", SUPPLY], descending=[True, False]).row(0, named=True)
-    if int(least_starved[SUPPLY]) != supply:
-        text += (f"; {int(least_starved[SUPPLY])} would starve less "
-                 f"({_percent(least_starved['starvation_constrained'])}) but give a seat spread "
-                 f"of {_percent(least_starved['seat_spread'])} and skill "
-                 f"{_percent(least_starved['skill'])}")
-    elif int(most_skill[SUPPLY]) != supply:
-        text += (f"; {int(most_skill[SUPPLY])} would reward skill a little more "
-                 f"({_percent(most_skill['skill'])}) at a seat spread of "
-                 f"{_percent(most_skill['seat_spread'])} and starvation "
-                 f"{_percent(most_skill['starvation_constrained'])}")
+    smaller = options.filter(pl.col(SUPPLY) < supply)
+    if not sufficient:
+        text += "; no supply is both fair and unstarved here, this one is the best compromise"
+    elif smaller.height:
+        below = smaller.sort(SUPPLY).row(-1, named=True)
+        text += (f"; {int(below[SUPPLY])} would reward skill "
+                 f"{'more' if below['skill'] > chosen['skill'] else 'no more'} "
+                 f"({_percent(below['skill'])}) but give a seat spread of "
+                 f"{_percent(below['seat_spread'])} and starve "
+                 f"{_percent(below['starvation_constrained'])} of tree phases")
     else:
-        text += "; it is best on every measure here"
+        text += "; it is the smallest supply tried and already fair and unstarved"
     return text + "."
 
 
@@ -286,9 +294,10 @@ def write_tuning_report(metrics: pl.DataFrame, picks: list[Recommendation], stro
              "| players | trees per colour per player | why |", "| --- | --- | --- |"]
     for pick in picks:
         lines.append(f"| {pick.players} | {pick.supply} | {pick.sentence} |")
-    lines += ["", "Rule: per player count, keep the supplies whose skill expression is not "
-              "significantly below the best supply's; among them pick the lowest seat spread + "
-              "constrained-pick share; ties go to the smaller supply.", "",
+    lines += ["", "Rule: per player count, the smallest supply with no significant seat "
+              "advantage (the spread's 95% CI reaches 0), constrained tree phases below 10% and "
+              "the strongest strategy's edge over greedy within 2 points of the best supply's; "
+              "failing that, the lowest seat spread + constrained share.", "",
               "## Every grid point", "",
               "| players | supply | games | seat spread (95% CI) | equal seats p | constrained "
               "picks | no tree | score mean | score SD | ties | skill (95% CI) |",

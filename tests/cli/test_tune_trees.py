@@ -11,32 +11,41 @@ from sim.tune_trees import SUPPLY, parse_range, recommend
 
 def synthetic_metrics(rows):
     records = []
-    for players, supply, spread, starvation, skill, skill_half in rows:
+    for players, supply, spread, spread_low, starvation, skill, skill_half in rows:
         records.append({"players": players, SUPPLY: supply, "games": 1000,
-                        "seat_spread": spread, "starvation_constrained": starvation,
-                        "starvation_no_tree": 0.0, "skill": skill,
-                        "skill_low": skill - skill_half, "skill_high": skill + skill_half,
+                        "seat_spread": spread, "seat_spread_low": spread_low,
+                        "starvation_constrained": starvation, "starvation_no_tree": 0.0,
+                        "skill": skill, "skill_low": skill - skill_half,
+                        "skill_high": skill + skill_half,
                         "score_mean": 10.0, "score_sd": 3.0, "tie_rate": 0.1})
     return pl.DataFrame(records)
 
 
 def test_recommendation_follows_its_rule():
     metrics = synthetic_metrics([
-        # players, supply, seat spread, starvation, skill, skill CI half-width
-        (2, 1, 0.02, 0.30, 0.70, 0.01),  # most skill but starved
-        (2, 2, 0.03, 0.10, 0.69, 0.01),  # skill not significantly lower: eligible, cost 0.13
-        (2, 3, 0.01, 0.02, 0.60, 0.01),  # lowest cost but skill significantly lower: excluded
-        (3, 1, 0.05, 0.20, 0.65, 0.02),
-        (3, 2, 0.04, 0.05, 0.66, 0.02),  # cost 0.09
-        (3, 3, 0.02, 0.07, 0.66, 0.02),  # cost 0.09 as well: tie goes to the smaller supply
-        (1, 2, math.nan, 0.1, math.nan, math.nan),  # one player: no pick
+        # players, supply, seat spread, its CI low end, starvation, skill, skill CI half-width
+        (2, 1, 0.04, 0.02, 0.30, 0.70, 0.01),  # best skill, but unfair and starved
+        (2, 2, 0.01, -0.01, 0.08, 0.69, 0.01),  # fair, starves < 10%, keeps skill: smallest
+        (2, 3, 0.00, -0.01, 0.01, 0.69, 0.01),  # also qualifies, but is bigger
+        (3, 1, 0.05, 0.03, 0.20, 0.70, 0.01),  # unfair
+        (3, 2, 0.01, -0.02, 0.05, 0.60, 0.01),  # fair and unstarved but loses skill: excluded
+        (3, 3, 0.01, -0.01, 0.04, 0.69, 0.01),  # the smallest that qualifies
+        (4, 1, 0.05, 0.03, 0.30, 0.70, 0.01),  # nothing qualifies: lowest spread + starvation
+        (4, 2, 0.04, 0.02, 0.15, 0.69, 0.01),  # cost 0.19 (the pick)
+        (4, 3, 0.03, 0.01, 0.12, 0.60, 0.01),  # cost 0.15 but loses skill
+        (1, 2, math.nan, math.nan, 0.1, math.nan, math.nan),  # one player: no pick
     ])
     picks = {pick.players: pick for pick in recommend(metrics)}
-    assert set(picks) == {2, 3}
+    assert set(picks) == {2, 3, 4}
     assert picks[2].supply == 2
-    assert picks[3].supply == 2
+    assert picks[3].supply == 3
+    assert picks[4].supply == 2
     assert "2 players: 2 trees per colour per player" in picks[2].sentence
-    assert "3 would starve less" in picks[2].sentence
+    assert "1 would reward skill more" in picks[2].sentence
+    assert "best compromise" in picks[4].sentence
+    # The thresholds are the rule's: a stricter starvation limit moves 2 players to supply 3.
+    stricter = {pick.players: pick for pick in recommend(metrics, max_starvation=0.05)}
+    assert stricter[2].supply == 3
 
 
 def test_ranges():
