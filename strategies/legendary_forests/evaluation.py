@@ -9,30 +9,23 @@ tiles together, since nobody can tell them apart) are the complement of ``tile_d
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from sim.games.legendary_forests.rules import (
-    EMPTY,
     GRASS,
+    GROUP_COLOUR,
+    GROUP_FULL_RUNES,
+    GROUP_OPEN_HALF_RUNES,
+    GROUP_TREES,
     LEAF_COLOURS,
     STATUS_PLAYERS,
     STATUS_TOKEN_HOLDER,
     STATUS_TURN,
     find_zone,
-    neighbour_cell,
-    shown_side,
+    placement_groups,
     total_turns,
 )
 from sim.rng import next_below
-
-# Columns of the ``groups`` array filled by ``placement_groups``: one row per zone after the move.
-GROUP_COLOUR = 0
-GROUP_FULL_RUNES = 1
-GROUP_OPEN_HALF_RUNES = 2
-GROUP_TREES = 3
-GROUP_COLUMNS = 4
-MAX_GROUPS = 8
 
 # Indices into the context array filled by ``game_context``.
 CONTEXT_TURNS_LEFT = 0  # tiles still to be drawn after the current one
@@ -41,100 +34,6 @@ CONTEXT_TREE_PHASES_LEFT = 2  # expected tree phases after the current turn
 CONTEXT_PLAYERS = 3
 CONTEXT_SUPPLY = 4  # 3 slots: trees left per leaf colour
 CONTEXT_SIZE = 7
-
-
-@njit(cache=True)
-def new_groups():
-    """An empty ``groups`` array for ``placement_groups``."""
-    return np.zeros((MAX_GROUPS, GROUP_COLUMNS), dtype=np.int32)
-
-
-@njit(cache=True)
-def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups):
-    """The leaf zones a legal placement would leave where it lands, without changing the table.
-
-    Fills ``groups`` rows (colour, full runes, open half-runes, trees) for every leaf zone that
-    contains an area of the new tile, after joining it with the neighbouring zones it touches,
-    and puts the roots of those neighbouring zones (as they are now) in ``scratch[0:4]``.
-    Returns ``(group count, neighbour root count)``. ``scratch`` is int32[>= 48]. The joining is
-    the same as ``place_tile``'s: every pair of touching leaf sides becomes one full rune.
-    """
-    area_count = tiles.area_count[tile]
-    root_count = 0
-    link_count = 0
-    for direction in range(4):
-        listed = shown_side(direction, rotation)
-        if tiles.side_colour[tile, listed] == GRASS:
-            continue
-        other = neighbour_cell(table, cell, direction)
-        if table.cell_tile[player, other] == EMPTY:
-            continue
-        root = find_zone(table, player, table.cell_side_node[player, other, (direction + 2) & 3])
-        found = -1
-        for k in range(root_count):
-            if scratch[k] == root:
-                found = k
-        if found < 0:
-            scratch[root_count] = root
-            found = root_count
-            root_count += 1
-        scratch[16 + link_count] = tiles.side_area[tile, listed]
-        scratch[20 + link_count] = found
-        link_count += 1
-    items = area_count + root_count
-    for item in range(items):
-        scratch[8 + item] = item
-    for link in range(link_count):
-        a = scratch[16 + link]
-        b = area_count + scratch[20 + link]
-        while scratch[8 + a] != a:
-            a = scratch[8 + a]
-        while scratch[8 + b] != b:
-            b = scratch[8 + b]
-        if a != b:
-            scratch[8 + b] = a
-    group_count = 0
-    for group in range(items):
-        top = group
-        while scratch[8 + top] != top:
-            top = scratch[8 + top]
-        if top != group:
-            continue
-        colour = 0
-        full_runes = 0
-        open_half_runes = 0
-        trees = 0
-        for item in range(items):
-            top = item
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top != group:
-                continue
-            if item < area_count:
-                if tiles.area_colour[tile, item] != GRASS:
-                    colour = tiles.area_colour[tile, item]
-                open_half_runes += tiles.area_half_runes[tile, item]
-            else:
-                root = scratch[item - area_count]
-                colour = table.node_colour[player, root]
-                full_runes += table.zone_full_runes[player, root]
-                open_half_runes += table.zone_open_half_runes[player, root]
-                trees += table.zone_trees[player, root]
-        if colour == GRASS:
-            continue
-        for link in range(link_count):
-            top = scratch[16 + link]
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top == group:
-                full_runes += 1
-                open_half_runes -= 2
-        groups[group_count, GROUP_COLOUR] = colour
-        groups[group_count, GROUP_FULL_RUNES] = full_runes
-        groups[group_count, GROUP_OPEN_HALF_RUNES] = open_half_runes
-        groups[group_count, GROUP_TREES] = trees
-        group_count += 1
-    return group_count, root_count
 
 
 @njit(cache=True)

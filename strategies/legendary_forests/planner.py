@@ -17,13 +17,13 @@ from sim.games.legendary_forests.rules import (
     STATUS_PLAYERS,
     STATUS_TOKEN_HOLDER,
     find_zone,
+    new_groups,
 )
 from strategies.legendary_forests.evaluation import (
     CONTEXT_SIZE,
     CONTEXT_TREE_PHASES_LEFT,
     best_tree_value_per_colour,
     game_context,
-    new_groups,
     pick_best,
     picks_before_next_turn,
     placement_value,

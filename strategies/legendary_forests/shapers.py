@@ -9,15 +9,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.games.legendary_forests.rules import find_zone
-from strategies.legendary_forests.evaluation import (
+from sim.games.legendary_forests.rules import (
     GROUP_FULL_RUNES,
     GROUP_OPEN_HALF_RUNES,
     GROUP_TREES,
+    find_zone,
     new_groups,
-    pick_best,
     placement_groups,
 )
+from strategies.legendary_forests.evaluation import pick_best
 
 
 @njit(cache=True)

@@ -517,16 +517,27 @@ PREVIEW_ZONES_CLOSED = 2  # zones (after joining) that the placement closes
 PREVIEW_TREED_ZONES_CLOSED = 3  # of those, zones holding a tree
 PREVIEW_SIZE = 4
 
+# Columns of the ``groups`` array filled by ``placement_groups``: one row per zone after the move.
+GROUP_COLOUR = 0
+GROUP_FULL_RUNES = 1
+GROUP_OPEN_HALF_RUNES = 2
+GROUP_TREES = 3
+GROUP_COLUMNS = 4
+MAX_GROUPS = 8
 
 @njit(cache=True)
-def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
-    """What a legal placement would change, without changing the table: fills ``out``
-    (int32[PREVIEW_SIZE]); ``scratch`` is int32[>= 48]. Zones are joined the same way as
-    ``place_tile`` does it, over the tile's areas and the neighbouring zones they touch."""
+def new_groups():
+    """An empty ``groups`` array for ``placement_groups``."""
+    return np.zeros((MAX_GROUPS, GROUP_COLUMNS), dtype=np.int32)
+
+
+@njit(cache=True, inline="always")
+def _join_new_tile(tiles, table, player, tile, cell, rotation, scratch):
+    """The joining step of a placement preview, without changing the table: the roots of the
+    neighbouring zones the tile's leaf sides touch go to ``scratch[0:4]``, each touching pair
+    (tile area, neighbour root) to ``scratch[16:24]``, and a union-find over the tile's areas and
+    those roots (areas first) to ``scratch[8:16]``. Returns (root count, link count)."""
     area_count = tiles.area_count[tile]
-    # scratch layout: [0:4] neighbour roots, [8:16] local union-find parents,
-    # [16:20] link local area, [20:24] link neighbour index, [24:32] group links,
-    # [32:40] group full runes, [40:48] group open half-runes / trees (two passes)
     root_count = 0
     link_count = 0
     for direction in range(4):
@@ -560,6 +571,75 @@ def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
             b = scratch[8 + b]
         if a != b:
             scratch[8 + b] = a
+    return root_count, link_count
+
+
+@njit(cache=True)
+def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups):
+    """The leaf zones a legal placement would leave where it lands, without changing the table.
+
+    Fills ``groups`` rows (colour, full runes, open half-runes, trees) for every leaf zone that
+    contains an area of the new tile, after joining it with the neighbouring zones it touches,
+    and puts the roots of those neighbouring zones (as they are now) in ``scratch[0:4]``.
+    Returns ``(group count, neighbour root count)``. ``scratch`` is int32[>= 48]. The joining is
+    the same as ``place_tile``'s: every pair of touching leaf sides becomes one full rune.
+    """
+    area_count = tiles.area_count[tile]
+    root_count, link_count = _join_new_tile(tiles, table, player, tile, cell, rotation, scratch)
+    items = area_count + root_count
+    group_count = 0
+    for group in range(items):
+        top = group
+        while scratch[8 + top] != top:
+            top = scratch[8 + top]
+        if top != group:
+            continue
+        colour = 0
+        full_runes = 0
+        open_half_runes = 0
+        trees = 0
+        for item in range(items):
+            top = item
+            while scratch[8 + top] != top:
+                top = scratch[8 + top]
+            if top != group:
+                continue
+            if item < area_count:
+                if tiles.area_colour[tile, item] != GRASS:
+                    colour = tiles.area_colour[tile, item]
+                open_half_runes += tiles.area_half_runes[tile, item]
+            else:
+                root = scratch[item - area_count]
+                colour = table.node_colour[player, root]
+                full_runes += table.zone_full_runes[player, root]
+                open_half_runes += table.zone_open_half_runes[player, root]
+                trees += table.zone_trees[player, root]
+        if colour == GRASS:
+            continue
+        for link in range(link_count):
+            top = scratch[16 + link]
+            while scratch[8 + top] != top:
+                top = scratch[8 + top]
+            if top == group:
+                full_runes += 1
+                open_half_runes -= 2
+        groups[group_count, GROUP_COLOUR] = colour
+        groups[group_count, GROUP_FULL_RUNES] = full_runes
+        groups[group_count, GROUP_OPEN_HALF_RUNES] = open_half_runes
+        groups[group_count, GROUP_TREES] = trees
+        group_count += 1
+    return group_count, root_count
+
+
+@njit(cache=True)
+def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
+    """What a legal placement would change, without changing the table: fills ``out``
+    (int32[PREVIEW_SIZE]); ``scratch`` is int32[>= 48]. Zones are joined the same way as
+    ``place_tile`` does it (``_join_new_tile``); this is the hot path of most strategies, so it
+    sums the joined zones directly instead of listing them like ``placement_groups``."""
+    area_count = tiles.area_count[tile]
+    root_count, link_count = _join_new_tile(tiles, table, player, tile, cell, rotation, scratch)
+    items = area_count + root_count
     old_score = 0
     for k in range(root_count):
         root = scratch[k]
