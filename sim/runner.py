@@ -335,6 +335,9 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         if close is not None:
             close()
     seconds = time.perf_counter() - start
+    # The files are the truth: an interrupt may land between writing a shard and noting it.
+    done = finished_shards(run_dir, config.store)
+    manifest["shards_done"] = sorted(done)
     complete = len(done) == config.shards
     manifest["status"] = "complete" if complete else ("interrupted" if interrupted else "partial")
     manifest["timings"].append({"games": played, "seconds": round(seconds, 3),
