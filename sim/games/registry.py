@@ -8,9 +8,10 @@ from sim.games.base import Game
 
 def games() -> dict[str, Game]:
     """Every available game, by its CLI name."""
+    from sim.games.harmonies.game_interface import Harmonies
     from sim.games.legendary_forests.game import LegendaryForests
 
-    found: dict[str, Game] = {"legendary-forests": LegendaryForests()}
+    found: dict[str, Game] = {"legendary-forests": LegendaryForests(), "harmonies": Harmonies()}
     return found
 
 

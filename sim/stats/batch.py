@@ -182,8 +182,14 @@ def open_batch(run_dir: str | Path) -> Batch:
     for path, shard_schema in zip(shard_files, schemas, strict=True):
         _check_columns(path, shard_schema, required)
     schema = schemas[0]
-    known = set(COMMON_ROW_COLUMNS) | set(LEGENDARY_FORESTS_COLUMNS) | set(SUMMARY_VALUE_COLUMNS)
-    rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
+    config_rules = (manifest.get("config") or {}).get("rules")
+    if isinstance(config_rules, dict):
+        # The runner records the game's rules parameters in the resolved config.
+        rules_parameters = tuple(c for c in config_rules if c in schema)
+    else:
+        known = (set(COMMON_ROW_COLUMNS) | set(LEGENDARY_FORESTS_COLUMNS)
+                 | set(SUMMARY_VALUE_COLUMNS))
+        rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
     varying = _varying_columns(shard_files, rules_parameters)
     notable_files = tuple(sorted((run_dir / "notable").glob(SHARD_PATTERN)))
     return Batch(run_dir=run_dir, manifest=manifest, name=manifest["name"],

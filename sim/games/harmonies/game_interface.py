@@ -1,0 +1,273 @@
+"""Harmonies behind the ``Game`` interface: data folder, rules parameters, shards of games, one
+logged game for ``sim play``, board files for ``sim score``, drawings for the reports."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from sim.errors import InputError
+from sim.games.base import (
+    Game,
+    PlayedGame,
+    RulesParameter,
+    ScoredFile,
+    StrategyInfo,
+    StrategySpec,
+)
+from sim.games.harmonies.board import Board, board_from_state, load_board, score_board
+from sim.games.harmonies.colours import COLOUR_NAMES
+from sim.games.harmonies.data import DEFAULT_PATHS, SIDE_NAMES, GameData, load_game_data
+from sim.games.harmonies.drawing import draw_board
+from sim.games.harmonies.game import play_game, play_games
+from sim.games.harmonies.recording import play_recorded_game
+from sim.games.harmonies.rules import HarmoniesRules, resolve_mountain_points
+from sim.games.harmonies.scoring import CATEGORY_NAMES
+from sim.games.harmonies.tables import EngineTables, build_tables
+from sim.seeding import single_game_seeds
+from strategies.harmonies import REGISTRY
+from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_IDS, parameter_row
+
+DATA_FILES = tuple(f"{name}.toml" for name in DEFAULT_PATHS)
+MOUNTAIN_PRESETS = (None, "seed-text")  # by the value of the mountain_points parameter
+
+RULES_PARAMETERS = (
+    RulesParameter("side", 0, 0, 1, "personal board side for everyone: 0 = A (river), "
+                   "1 = B (islands)", choices=(("A", 0), ("B", 1))),
+    RulesParameter("mountain_points", 0, 0, 1,
+                   "mountain points by height: 0 = the data's table (rulebook 1/3/7), "
+                   "1 = the seed text's 1/2/3", choices=(("rulebook", 0), ("seed-text", 1))),
+    RulesParameter("spirits", 0, 0, 1, "nature spirit variant: 0 = off, 1 = on",
+                   choices=(("false", 0), ("true", 1))),
+)
+CATEGORY_COLUMNS = {
+    "trees": "points_trees", "mountains": "points_mountains", "fields": "points_fields",
+    "buildings": "points_buildings", "water": "points_water", "animals": "points_animals",
+    "spirit": "points_spirit",
+}
+
+
+def harmonies_rules(players: int, rules: dict[str, int]) -> HarmoniesRules:
+    """The engine's rules options for the interface's integer rules parameters."""
+    return HarmoniesRules(players=players, side=SIDE_NAMES[rules["side"]],
+                          mountain_points=MOUNTAIN_PRESETS[rules["mountain_points"]],
+                          spirits=bool(rules["spirits"]))
+
+
+def load_data_folder(path: str | None) -> GameData:
+    """The shipped data (``None``) or a folder holding any of the data files (bag.toml,
+    setup.toml, boards.toml, scoring.toml, animals.toml, spirits.toml): each file present
+    replaces the shipped one. One-line InputError for a bad folder or file."""
+    if path is None:
+        return load_game_data()
+    folder = Path(path)
+    if not folder.exists():
+        raise InputError(f"{folder}: data folder not found")
+    if not folder.is_dir():
+        raise InputError(f"{folder}: expected a folder holding Harmonies data files "
+                         f"({', '.join(DATA_FILES)})")
+    strays = sorted(p.name for p in folder.glob("*.toml") if p.name not in DATA_FILES)
+    if strays:
+        raise InputError(f"{folder / strays[0]}: not a Harmonies data file (known: "
+                         f"{', '.join(DATA_FILES)})")
+    given = {name: folder / f"{name}.toml" for name in DEFAULT_PATHS
+             if (folder / f"{name}.toml").is_file()}
+    return load_game_data(**given)
+
+
+class Harmonies(Game):
+    """Harmonies: 1-4 players take tokens from a central board to build landscapes that the
+    animal cards' habitats ask for."""
+
+    name = "harmonies"
+    title = "Harmonies"
+    min_players = 1
+    max_players = 4
+    data_option = "data"
+    rules_parameters = RULES_PARAMETERS
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple, tuple[GameData, EngineTables]] = {}
+
+    def load_data(self, path: str | None) -> GameData:
+        """Load the data files (see :func:`load_data_folder`)."""
+        return load_data_folder(path)
+
+    def data_digest(self, data: GameData) -> str:
+        """Content hash of the six data files played with."""
+        digest = hashlib.sha256()
+        for name in DEFAULT_PATHS:
+            digest.update(name.encode() + b"\0")
+            digest.update(Path(data.sources[name]).read_bytes())
+        return digest.hexdigest()[:16]
+
+    def strategies(self) -> dict[str, StrategyInfo]:
+        """The compiled strategies of ``strategies/harmonies``."""
+        return REGISTRY
+
+    def tables(self, data: GameData, players: int, rules: dict[str, int]) -> EngineTables:
+        """Compiled-code tables for this data, player count and rules (built once each)."""
+        key = (id(data), players, rules["side"], rules["mountain_points"], rules["spirits"])
+        if key not in self._tables or self._tables[key][0] is not data:
+            self._tables[key] = (data, build_tables(data, harmonies_rules(players, rules)))
+        return self._tables[key][1]
+
+    @staticmethod
+    def _policy_ids(lineup: list[StrategySpec]) -> tuple[np.ndarray, np.ndarray]:
+        """Policy id and parameter row of every lineup entry."""
+        for spec in lineup:
+            if spec.name not in POLICY_IDS:
+                raise InputError(f"strategy '{spec.name}': not a Harmonies strategy (known: "
+                                 f"{', '.join(POLICY_IDS)})")
+        ids = np.array([POLICY_IDS[spec.name] for spec in lineup], dtype=np.int8)
+        rows = np.array([parameter_row(spec.name, spec.parameters) for spec in lineup])
+        return ids, rows.reshape(len(lineup), PARAMETER_SLOTS)
+
+    def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                   strategy_seeds):
+        """Play a shard in one compiled call; one row per (game, seat), game-major."""
+        tables = self.tables(data, players, rules)
+        ids, rows = self._policy_ids(lineup)
+        seats = np.asarray(game_seat_strategy)
+        results = play_games(tables, ids[seats], np.asarray(deal_seeds, dtype=np.uint64),
+                             np.asarray(strategy_seeds, dtype=np.uint64), parameters=rows[seats])
+        games = len(deal_seeds)
+
+        def per_seat(array, dtype):
+            return np.ascontiguousarray(array, dtype=dtype).reshape(games * players)
+
+        columns = {
+            "seat": np.tile(np.arange(players, dtype=np.int8), games),
+            "score": per_seat(results.total, np.int16),
+            "rank": per_seat(results.rank, np.int8),
+            "win": per_seat(results.win, np.float32),
+        }
+        for index, category in enumerate(CATEGORY_NAMES):
+            columns[CATEGORY_COLUMNS[category]] = per_seat(results.category_points[:, :, index],
+                                                           np.int16)
+        columns["cubes_placed"] = per_seat(results.cubes_placed, np.int8)
+        columns["cards_completed"] = per_seat(results.cards_completed, np.int8)
+        columns["turns"] = per_seat(results.turns, np.int8)
+        return columns
+
+    def column_docs(self) -> dict[str, str]:
+        """The Harmonies columns of the rows store."""
+        return {
+            "points_trees": "points from trees (green on top: 1 / 3 / 7 by height)",
+            "points_mountains": "points from mountains touching another mountain",
+            "points_fields": "points from fields (groups of 2+ yellow tokens)",
+            "points_buildings": "points from buildings seeing 3+ neighbour colours",
+            "points_water": "side A: points of the best river; side B: points of the islands",
+            "points_animals": "points from animal cards (track value of the cubes placed)",
+            "points_spirit": "points from the nature spirit's bonus (variant; 0 when off)",
+            "cubes_placed": "animal cubes moved to the board (the tie-break)",
+            "cards_completed": "animal cards with every cube on the board",
+            "turns": "turns the player played (the same for every seat of a game)",
+        }
+
+    def _boards(self, data: GameData, tables, public, players: int, rules) -> list[Board]:
+        side = SIDE_NAMES[rules["side"]]
+        mountain_table = resolve_mountain_points(harmonies_rules(players, rules), data)
+        boards = []
+        for seat in range(players):
+            board = board_from_state(public, tables, data, seat, side)
+            if mountain_table != data.scoring.mountain_points:
+                board.mountain_points = mountain_table
+            boards.append(board)
+        return boards
+
+    @staticmethod
+    def _category_line(points: dict[str, int]) -> str:
+        parts = ", ".join(f"{name} {points[name]}" for name in CATEGORY_NAMES)
+        return f"{parts}; total {points['total']}"
+
+    def play_one(self, data, players, rules, lineup, seed):
+        """Play one game and log every turn; the document holds the turn log and every final
+        board in the RULES.md board format."""
+        tables = self.tables(data, players, rules)
+        deal_seed, strategy_seed = single_game_seeds(seed)
+        positions = data.sides[SIDE_NAMES[rules["side"]]].hexes
+        ids, rows = self._policy_ids(lineup)
+        game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows)
+        cards = data.card_by_id()
+        names = [f"seat {seat} ({spec.label()})" for seat, spec in enumerate(lineup)]
+        rule_text = ", ".join(f"{p.name}={dict((v, n) for n, v in p.choices)[rules[p.name]]}"
+                              for p in RULES_PARAMETERS)
+        lines = [f"Harmonies, {players} player(s), seed {seed}, rules: {rule_text}"]
+        lines += [f"  {name}" for name in names]
+        for turn in game.turns:
+            if turn.seat == 0:
+                lines.append(f"round {turn.round + 1}")
+            lines.append(f"  {names[turn.seat]}: " + describe_turn(turn, cards))
+        boards = self._boards(data, tables, game.public, players, rules)
+        scores = [int(v) for v in game.results.total[0]]
+        per_seat_points = []
+        for seat, board in enumerate(boards):
+            points = {name: int(game.results.category_points[0, seat, i])
+                      for i, name in enumerate(CATEGORY_NAMES)}
+            points["total"] = scores[seat]
+            per_seat_points.append(points)
+            won = " (wins)" if game.results.rank[0, seat] == 1 else ""
+            lines += ["", f"{names[seat]}: {scores[seat]} points{won}, "
+                          f"{int(game.results.cubes_placed[0, seat])} cubes, "
+                          f"{int(game.results.cards_completed[0, seat])} cards completed",
+                      f"  {self._category_line(points)}", draw_board(board, data)]
+        document = {
+            "game": self.name,
+            "seed": seed,
+            "players": players,
+            "rules": dict(rules),
+            "data": {name: data.sources[name] for name in DEFAULT_PATHS},
+            "strategies": [spec.label() for spec in lineup],
+            "scores": scores,
+            "points": per_seat_points,
+            "turns": [turn.to_json() for turn in game.turns],
+            "boards": [board.to_json() for board in boards],
+        }
+        return PlayedGame(text="\n".join(lines), document=document, scores=scores)
+
+    def final_drawings(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """A drawing of each seat's final board (with its points) of the game these seeds
+        give, for the report's highest / lowest games."""
+        tables = self.tables(data, players, rules)
+        ids, rows = self._policy_ids(lineup)
+        game = play_game(tables, ids, int(deal_seed), int(strategy_seed), parameters=rows)
+        drawings = []
+        for seat, board in enumerate(self._boards(data, tables, game.public, players, rules)):
+            points = {name: int(game.results.category_points[0, seat, i])
+                      for i, name in enumerate(CATEGORY_NAMES)}
+            points["total"] = int(game.results.total[0, seat])
+            drawings.append(f"{self._category_line(points)}\n{draw_board(board, data)}")
+        return drawings
+
+    def score_file(self, path, data):
+        """Validate a board file and score it from scratch (points per category, total)."""
+        board = load_board(path, data)
+        points = score_board(board, data)
+        tokens = sum(len(stack) for stack in board.stacks.values())
+        lines = [f"{path}: side {board.side}, {tokens} tokens on "
+                 f"{sum(1 for s in board.stacks.values() if s)} hexes, {len(board.cubes)} "
+                 f"cubes, {len(board.cards)} cards"]
+        lines += [f"  {name:10s} {points[name]:4d}" for name in CATEGORY_NAMES]
+        lines.append(f"total: {points['total']}")
+        return ScoredFile(text="\n".join(lines), document={"side": board.side, **points})
+
+
+def describe_turn(turn, cards) -> str:
+    """One line for a logged turn: space and tokens, spirit, card, cubes."""
+    if turn.space < 0:
+        return "no tokens left on the central board"
+    placed = ", ".join(f"{COLOUR_NAMES[c]} at {p}" if p is not None
+                       else f"{COLOUR_NAMES[c]} to the box" for c, p in turn.tokens)
+    parts = [f"space {turn.space + 1} ({' '.join(COLOUR_NAMES[c] for c in turn.taken)}): "
+             f"{placed}"]
+    if turn.spirit is not None:
+        parts.append(f"keeps spirit {turn.spirit}")
+    if turn.card is not None:
+        parts.append(f"takes card {turn.card} {cards[turn.card].name}")
+    if turn.cubes:
+        parts.append("cubes: " + ", ".join(f"{cards[card].name or card} at {p}"
+                                            for card, p in turn.cubes))
+    return "; ".join(parts)

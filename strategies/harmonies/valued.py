@@ -1,0 +1,676 @@
+"""Strategies that value a position beyond its score now: ``landscape``, ``animals``, ``planner``.
+
+All three play the same kind of turn (:func:`valued_turn`): for every central space they place
+the tokens one at a time, each time the (token, hex) whose *value* rises most, and play the
+space whose tokens add most value; cubes go down whenever a habitat is complete. The value of a
+board is
+
+    score now  +  w_potential * (partial landscapes)  +  w_cards * (progress of held cards)
+
+* **Partial landscapes** (:func:`hex_potential`): what a stack may still become, less a cost
+  per missing token (``cost``: what that token could earn elsewhere), times the chance of
+  getting the missing tokens: a trunk (a tree of 3 or 7 once green tops it), a mountain that
+  can grow or find a neighbour, a lone yellow that a second one would make a field, a
+  building still short of neighbour colours that empty hexes could supply.
+* **Card progress** (:func:`choose_targets`): for the next cube of every held card the strategy
+  picks a *target*, the spot and rotation of the habitat on its board that is most likely to be
+  finished (every stack there is a start of the stack needed and no cube is in the way). The
+  card is worth its next cube's points times the chance of getting the tokens still missing; a
+  token that spoils the target drops it to the chance of building the habitat afresh.
+* **Chances** (:func:`estimate_supply`) are ``supply[colour]``, per missing token. ``landscape``
+  and ``animals`` use a fixed 0.6; ``planner`` reads the public bag counts and central board
+  (never the bag order) and the turns likely left: a colour is likely when it is common in what
+  is left and there is time to draw it, and nothing is likely in the last round.
+
+The weights, the fixed chance and the card threshold are strategy parameters
+(``strategies.harmonies.ids``; e.g. ``planner:potential=0.5``). The three differ in them and in
+their cards:
+
+* ``landscape``: potentials only (w_cards = 0); it never takes an animal card.
+* ``animals``: card progress only (no potentials); it takes the face-up card whose cubes it is
+  most likely to place, whenever it may.
+* ``planner``: both (cards weighted double), with chances from the bag and the time left; it
+  takes a card when the points it can expect from it are worth a slot (1 point; 2 when it
+  already holds 3 open cards). Its defaults were tuned in mixed 4-player games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.games.harmonies.colours import (
+    BLUE,
+    BROWN,
+    BUILDING_REQUIREMENT,
+    COLOUR_COUNT,
+    GRAY,
+    GREEN,
+    RED,
+    STACK_CODE_BASE,
+    YELLOW,
+)
+from sim.games.harmonies.gains import (
+    copy_local_view,
+    fast_local_gain,
+    field_gain,
+    holds_placed_spirit,
+    invalidate,
+    island_gain,
+    note_token_in_view,
+    note_token_placed,
+    prepare_local_view,
+    refresh,
+    river_gain,
+    spirit_gain,
+)
+from sim.games.harmonies.habitats import is_building_at
+from sim.games.harmonies.scoring import spirit_bonus
+from sim.games.harmonies.stacking import can_place_token
+from sim.games.harmonies.tables import ROTATIONS
+from sim.games.harmonies.turn import (
+    discard_unplaceable_token,
+    may_take_card,
+    place_token,
+    take_card,
+    take_central_space,
+    uncompleted_cards,
+)
+from sim.rng import next_below
+from strategies.harmonies.common import restore_board, save_board
+from strategies.harmonies.greedy import greedy_cube_phase
+from strategies.harmonies.ids import (
+    POLICY_LANDSCAPE,
+    POLICY_PLANNER,
+    SLOT_CARDS,
+    SLOT_CHANCE,
+    SLOT_COST,
+    SLOT_DRAWS,
+    SLOT_POTENTIAL,
+    SLOT_THRESHOLD,
+)
+
+NOT_LEGAL = -1.0e18  # a hex where a token may not go, in cached first-step values
+ONE_MORE_TOKEN = 0.5  # a lone yellow or an isolated mountain needs a token on another hex too
+SPIRIT_EXPECTED_POINTS = 6.0  # what a spirit's cube is worth before its bonus shows
+LATER_CUBE_DECAY = 0.8  # animals: each further cube of a card is a little less likely
+HORIZON_TURNS = 4.0  # planner: turns further off than this count as this many
+
+
+# --------------------------------------------------------------------------------------------
+# Chances
+
+
+@njit(cache=True)
+def turns_left_estimate(tables, public):
+    """Rough number of turns each player still gets: until the bag cannot refill the central
+    board, or the fullest board reaches the end threshold (about 2 empty hexes a turn)."""
+    bag_left = 0
+    for colour in range(COLOUR_COUNT):
+        bag_left += public.bag_counts[colour]
+    by_bag = bag_left / (tables.tokens_per_space * tables.players)
+    fewest_empty = tables.hex_count
+    for player in range(tables.players):
+        empty = 0
+        for hex_index in range(tables.hex_count):
+            if public.heights[player, hex_index] == 0:
+                empty += 1
+        if empty < fewest_empty:
+            fewest_empty = empty
+    by_board = (fewest_empty - tables.end_when_empty_hexes_at_most) / 2.0
+    return max(0.0, min(by_bag, by_board))
+
+
+@njit(cache=True)
+def estimate_supply(tables, public, fixed_chance, draws_per_turn, supply):
+    """Fill ``supply[colour]``: the chance of getting one more token of that colour in time:
+    ``fixed_chance`` when it is above 0, else from public information only (bag counts and
+    the central board) and the turns left, as if ``draws_per_turn`` tokens were drawn per turn
+    left (at most HORIZON_TURNS)."""
+    if fixed_chance > 0:
+        supply[:] = fixed_chance
+        return
+    available = np.zeros(COLOUR_COUNT, dtype=np.float64)
+    total = 0.0
+    for colour in range(COLOUR_COUNT):
+        available[colour] += public.bag_counts[colour]
+        total += public.bag_counts[colour]
+    for space in range(public.central_count.shape[0]):
+        for slot in range(public.central_count[space]):
+            available[public.central[space, slot]] += 1.0
+            total += 1.0
+    draws = draws_per_turn * min(turns_left_estimate(tables, public), HORIZON_TURNS)
+    for colour in range(COLOUR_COUNT):
+        share = available[colour] / total if total > 0 else 0.0
+        supply[colour] = 1.0 - (1.0 - share) ** draws
+
+
+# --------------------------------------------------------------------------------------------
+# Partial landscapes
+
+
+@njit(cache=True)
+def top_at(stacks, heights, player, hex_index):
+    """Top colour of a hex, -1 when empty."""
+    height = heights[player, hex_index]
+    return stacks[player, hex_index, height - 1] if height > 0 else -1
+
+
+@njit(cache=True)
+def hex_potential(neighbours, tree_points, mountain_points, building_points,
+                  building_min_colours, stacks, heights, cube_heights, player, hex_index,
+                  supply, token_cost):
+    """What the stack on ``hex_index`` may still add: the points it would gain, less
+    ``token_cost`` per token still needed (those tokens could score elsewhere), times the
+    chance of getting them; never below 0. Depends only on the hex and its neighbours, so a
+    token changes the potential of its hex and the 6 around it only."""
+    height = heights[player, hex_index]
+    if height == 0 or cube_heights[player, hex_index] > 0:
+        return 0.0  # nothing to grow, or a cube stops all growth
+    top = stacks[player, hex_index, height - 1]
+    if top == BROWN:
+        if height == 2:
+            return max(0.0, (tree_points[2] - token_cost) * supply[GREEN])
+        return max(0.0, (tree_points[1] - token_cost) * supply[GREEN],
+                   (tree_points[2] - 2 * token_cost) * supply[BROWN] * supply[GREEN])
+    empty_around = 0
+    same_around = 0
+    seen = 0
+    colours = 0
+    for direction in range(6):
+        neighbour = neighbours[hex_index, direction]
+        if neighbour < 0:
+            continue
+        colour = top_at(stacks, heights, player, neighbour)
+        if colour < 0:
+            empty_around += 1
+        else:
+            if colour == top:
+                same_around += 1
+            if (seen >> colour) & 1 == 0:
+                seen |= 1 << colour
+                colours += 1
+    if top == GRAY:
+        growth = 0.0
+        if height < 3:
+            growth = mountain_points[height] - mountain_points[height - 1] - token_cost
+        if same_around > 0:
+            return max(0.0, growth * supply[GRAY])
+        if empty_around == 0:
+            return 0.0
+        # Isolated: scores once a neighbour becomes a mountain.
+        worth = mountain_points[height - 1] + mountain_points[0] - token_cost + max(0.0, growth)
+        return max(0.0, worth * supply[GRAY] * ONE_MORE_TOKEN)
+    if top == YELLOW:
+        if same_around == 0 and empty_around > 0:
+            return max(0.0, (5.0 - token_cost) * supply[YELLOW] * ONE_MORE_TOKEN)
+        return 0.0
+    if top == RED and is_building_at(stacks, heights, player, hex_index):
+        missing = building_min_colours - colours
+        if missing <= 0 or empty_around < missing:
+            return 0.0
+        return max(0.0, (building_points - missing * token_cost) * ONE_MORE_TOKEN ** missing)
+    return 0.0
+
+
+@njit(cache=True)
+def area_potential(neighbours, tree_points, mountain_points, building_points,
+                   building_min_colours, stacks, heights, cube_heights, player, hex_index,
+                   supply, token_cost):
+    """Potential of ``hex_index`` and its neighbours (what one token there can change)."""
+    total = hex_potential(neighbours, tree_points, mountain_points, building_points,
+                          building_min_colours, stacks, heights, cube_heights, player,
+                          hex_index, supply, token_cost)
+    for direction in range(6):
+        neighbour = neighbours[hex_index, direction]
+        if neighbour >= 0:
+            total += hex_potential(neighbours, tree_points, mountain_points, building_points,
+                                   building_min_colours, stacks, heights, cube_heights, player,
+                                   neighbour, supply, token_cost)
+    return total
+
+
+# --------------------------------------------------------------------------------------------
+# Card targets
+
+
+@njit(cache=True)
+def requirement_colour(requirement, level):
+    """Colour at ``level`` of a stack-code requirement (-1 above its top)."""
+    return (requirement // STACK_CODE_BASE ** level) % STACK_CODE_BASE - 1
+
+
+@njit(cache=True)
+def cell_chance(requirement, stacks, heights, cube_heights, player, hex_index, is_cube_hex,
+                supply):
+    """Chance that ``hex_index`` comes to hold ``requirement``: 1 when it does, the product of
+    the missing tokens' chances when its stack is a start of the one needed, -1 when it can
+    never (a wrong stack, or a cube in the way)."""
+    height = heights[player, hex_index]
+    has_cube = cube_heights[player, hex_index] > 0
+    if is_cube_hex and has_cube:
+        return -1.0
+    if requirement == BUILDING_REQUIREMENT:
+        if height == 0:
+            base = max(supply[BROWN], max(supply[GRAY], supply[RED]))
+            return -1.0 if has_cube else base * supply[RED]
+        if height == 1:
+            base = stacks[player, hex_index, 0]
+            if has_cube or not (base == BROWN or base == GRAY or base == RED):
+                return -1.0
+            return supply[RED]
+        return 1.0 if is_building_at(stacks, heights, player, hex_index) else -1.0
+    chance = 1.0
+    level = 0
+    while True:
+        wanted = requirement_colour(requirement, level)
+        if wanted < 0:
+            break
+        if level < height:
+            if stacks[player, hex_index, level] != wanted:
+                return -1.0
+        else:
+            if has_cube:
+                return -1.0
+            chance *= supply[wanted]
+        level += 1
+    if height > level:
+        return -1.0  # taller than the requirement
+    return chance
+
+
+@njit(cache=True)
+def fresh_chance(requirements, cell_count, supply):
+    """Chance of building a whole habitat on empty hexes."""
+    chance = 1.0
+    for cell in range(cell_count):
+        requirement = requirements[cell]
+        if requirement == BUILDING_REQUIREMENT:
+            chance *= max(supply[BROWN], max(supply[GRAY], supply[RED])) * supply[RED]
+            continue
+        level = 0
+        while requirement_colour(requirement, level) >= 0:
+            chance *= supply[requirement_colour(requirement, level)]
+            level += 1
+    return chance
+
+
+@njit(cache=True)
+def placement_chance(tables, stacks, heights, cube_heights, player, card, rotation, cube_hex,
+                     supply):
+    """Chance of completing ``card``'s habitat at (``rotation``, ``cube_hex``), -1 if it can
+    never be."""
+    if not tables.card_fits[card, rotation, cube_hex]:
+        return -1.0
+    chance = 1.0
+    for cell in range(tables.card_cell_count[card]):
+        hex_index = tables.card_cells[card, rotation, cube_hex, cell]
+        part = cell_chance(tables.card_requirement[card, cell], stacks, heights, cube_heights,
+                           player, hex_index, cell == 0, supply)
+        if part < 0:
+            return -1.0
+        chance *= part
+    return chance
+
+
+@njit(cache=True)
+def best_placement(tables, stacks, heights, cube_heights, player, card, supply):
+    """(chance, rotation, cube hex) of the spot where ``card``'s habitat is likeliest to be
+    completed; chance -1 when there is none."""
+    best, best_rotation, best_hex = -1.0, -1, -1
+    for cube_hex in range(tables.hex_count):
+        for rotation in range(ROTATIONS):
+            chance = placement_chance(tables, stacks, heights, cube_heights, player, card,
+                                      rotation, cube_hex, supply)
+            if chance > best:
+                best, best_rotation, best_hex = chance, rotation, cube_hex
+    return best, best_rotation, best_hex
+
+
+@njit(cache=True)
+def next_cube_points(tables, public, player, slot, scratch):
+    """What the next cube of the card in ``slot`` is worth (a spirit: its bonus now, at least
+    the points a spirit bonus usually gives)."""
+    card = public.held_cards[player, slot]
+    if tables.card_is_spirit[card]:
+        bonus = spirit_bonus(tables, public.stacks, public.heights, player, card, scratch)
+        return max(float(bonus), SPIRIT_EXPECTED_POINTS)
+    placed = public.cubes_placed[player, slot]
+    points = tables.card_points[card, placed]
+    if placed > 0:
+        points -= tables.card_points[card, placed - 1]
+    return float(points)
+
+
+@njit(cache=True)
+def choose_targets(tables, public, player, work):
+    """Pick a target habitat for the next cube of every uncompleted held card (the likeliest
+    spot, see the module doc). Targets are kept for the whole turn."""
+    work.target_slot[:] = -1
+    count = 0
+    for slot in range(public.held_count[player]):
+        card = public.held_cards[player, slot]
+        if public.cubes_placed[player, slot] >= tables.card_cube_count[card]:
+            continue
+        if count >= work.target_slot.shape[0]:
+            break
+        chance, rotation, cube_hex = best_placement(tables, public.stacks, public.heights,
+                                                    public.cube_heights, player, card,
+                                                    work.supply)
+        if chance < 0:
+            continue  # nowhere on this board: the card is dead weight
+        work.target_slot[count] = slot
+        work.target_value[count] = next_cube_points(tables, public, player, slot, work.scratch)
+        cells = tables.card_cell_count[card]
+        work.target_cell_count[count] = cells
+        for cell in range(cells):
+            work.target_cells[count, cell] = tables.card_cells[card, rotation, cube_hex, cell]
+            work.target_requirements[count, cell] = tables.card_requirement[card, cell]
+        count += 1
+
+
+@njit(cache=True)
+def target_worth(work, target, stacks, heights, cube_heights, player, supply):
+    """Expected points of a target on the board as it is: its cube's points times the chance
+    of finishing it there, or of building it afresh once spoiled."""
+    chance = 1.0
+    cells = work.target_cell_count[target]
+    for cell in range(cells):
+        part = cell_chance(work.target_requirements[target, cell], stacks, heights, cube_heights,
+                           player, work.target_cells[target, cell], cell == 0, supply)
+        if part < 0:
+            chance = fresh_chance(work.target_requirements[target], cells, supply)
+            break
+        chance *= part
+    return work.target_value[target] * chance
+
+
+@njit(cache=True)
+def cards_worth(work, stacks, heights, cube_heights, player, supply):
+    """Expected points of every target."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] >= 0:
+            total += target_worth(work, target, stacks, heights, cube_heights, player, supply)
+    return total
+
+
+@njit(cache=True)
+def targets_touching(work, hex_index):
+    """True when some target covers ``hex_index``."""
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] < 0:
+            continue
+        for cell in range(work.target_cell_count[target]):
+            if work.target_cells[target, cell] == hex_index:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Cards
+
+
+@njit(cache=True)
+def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
+    """Expected points of taking ``card`` now: its first cube at the likeliest spot of the
+    board, later cubes on a fresh habitat each (animals: a little less likely each time;
+    planner: only as many as the turns left can build)."""
+    chance, _, _ = best_placement(tables, public.stacks, public.heights, public.cube_heights,
+                                  player, card, supply)
+    if chance < 0:
+        return 0.0
+    cells = tables.card_cell_count[card]
+    fresh = fresh_chance(tables.card_requirement[card], cells, supply)
+    levels = 0
+    for cell in range(cells):
+        requirement = tables.card_requirement[card, cell]
+        if requirement == BUILDING_REQUIREMENT:
+            levels += 2
+        else:
+            level = 0
+            while requirement_colour(requirement, level) >= 0:
+                level += 1
+            levels += level
+    cubes = tables.card_cube_count[card]
+    if tables.card_is_spirit[card]:
+        return SPIRIT_EXPECTED_POINTS * chance
+    worth = 0.0
+    previous = 0
+    for cube in range(cubes):
+        step = tables.card_points[card, cube] - previous
+        previous = tables.card_points[card, cube]
+        likely = chance if cube == 0 else fresh * LATER_CUBE_DECAY ** cube
+        if policy == POLICY_PLANNER and cube > 0:
+            # Tokens are shared with the landscape: about half of 3 a turn go to cards.
+            buildable = turns_left * 1.5 / levels
+            likely = fresh * min(1.0, max(0.0, buildable - cube))
+        worth += step * likely
+    return worth
+
+
+@njit(cache=True)
+def valued_card_choice(tables, public, player, generator, work, policy):
+    """Take the face-up card of highest expected points if it reaches the seat's threshold
+    (``landscape`` never takes one; ``planner`` wants more when 3 cards are open already);
+    True when a card was taken."""
+    if policy == POLICY_LANDSCAPE or not may_take_card(tables, public, player):
+        return False
+    threshold = work.parameters[player, SLOT_THRESHOLD]
+    turns_left = turns_left_estimate(tables, public)
+    best, best_position, ties = -1.0, -1, 0
+    for position in range(public.card_row.shape[0]):
+        card = public.card_row[position]
+        if card < 0:
+            continue
+        worth = card_offer_worth(tables, public, player, card, work.supply, policy, turns_left)
+        if worth > best:
+            best, best_position, ties = worth, position, 1
+        elif worth == best:
+            ties += 1
+            if next_below(generator, ties) == 0:
+                best_position = position
+    if best_position < 0:
+        return False
+    if best < threshold or (policy == POLICY_PLANNER
+                            and uncompleted_cards(tables, public, player) >= 3
+                            and best < 2 * threshold):
+        return False
+    take_card(tables, public, player, best_position)
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+
+
+@njit(cache=True)
+def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                spirit_placed, cards_before):
+    """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
+    weighted change of potentials and of card progress. The board is left unchanged."""
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    neighbours = tables.neighbours
+    scratch, cache = work.scratch, work.cache
+    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
+                                  tables.building_points, tables.building_min_colours, heights,
+                                  player, work.trial_view, hex_index, colour))
+    if colour == YELLOW:
+        value += field_gain(neighbours, cache.yellow_labels, cache.yellow_sizes,
+                            tables.field_min_group, tables.field_group_points, hex_index)
+    elif colour == BLUE:
+        if tables.water_is_river:
+            heights[player, hex_index] = 1  # blue only goes on empty hexes
+            stacks[player, hex_index, 0] = BLUE
+            value += river_gain(neighbours, cache.blue_labels, cache.blue_diameters,
+                                cache.numbers, tables.river_points,
+                                tables.river_points_per_extra_token, scratch.member,
+                                scratch.distance, scratch.queue, hex_index)
+            heights[player, hex_index] = 0
+        else:
+            value += island_gain(neighbours, tables.island_points, cache.numbers, stacks,
+                                 heights, player, scratch.member, scratch.labels,
+                                 scratch.sizes, scratch.queue, hex_index)
+    if spirit_placed:
+        value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
+    touches_target = w_cards > 0 and targets_touching(work, hex_index)
+    token_cost = work.parameters[player, SLOT_COST]
+    potential_before = 0.0
+    if w_potential > 0:
+        potential_before = area_potential(neighbours, tables.tree_points, tables.mountain_points,
+                                          tables.building_points, tables.building_min_colours,
+                                          stacks, heights, cube_heights, player, hex_index,
+                                          work.supply, token_cost)
+    if w_potential > 0 or touches_target:
+        height = heights[player, hex_index]
+        previous = stacks[player, hex_index, height]
+        stacks[player, hex_index, height] = colour
+        heights[player, hex_index] = height + 1
+        if w_potential > 0:
+            after = area_potential(neighbours, tables.tree_points, tables.mountain_points,
+                                   tables.building_points, tables.building_min_colours, stacks,
+                                   heights, cube_heights, player, hex_index, work.supply,
+                                   token_cost)
+            value += w_potential * (after - potential_before)
+        if touches_target:
+            value += w_cards * (cards_worth(work, stacks, heights, cube_heights, player,
+                                            work.supply) - cards_before)
+        heights[player, hex_index] = height
+        stacks[player, hex_index, height] = previous
+    return value
+
+
+@njit(cache=True)
+def valued_token_plan(tables, public, player, generator, work, token_count, policy):
+    """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
+    at random), recording the order in ``work.plan_*``; returns the total value. The tokens
+    stay on the board (callers save and restore it)."""
+    w_potential = work.parameters[player, SLOT_POTENTIAL]
+    w_cards = work.parameters[player, SLOT_CARDS]
+    work.token_left[:] = 0
+    work.token_left[:token_count] = 1
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    spirit_placed = holds_placed_spirit(tables, public, player)
+    copy_local_view(work.start_view, work.trial_view)
+    total = 0.0
+    for step in range(token_count):
+        best_value = NOT_LEGAL
+        best_token = -1
+        best_hex = -1
+        ties = 0
+        refresh(tables, public, player, work.scratch, work.cache)
+        cards_before = 0.0
+        if w_cards > 0:
+            cards_before = cards_worth(work, stacks, heights, cube_heights, player, work.supply)
+        for token in range(token_count):
+            if work.token_left[token] == 0:
+                continue
+            colour = work.tokens[token]
+            repeated = False  # a colour already tried this step gives the same options
+            for earlier in range(token):
+                if work.token_left[earlier] and work.tokens[earlier] == colour:
+                    repeated = True
+            if repeated:
+                continue
+            # Every space starts from the same board: first-step values are worked out once.
+            cached = step == 0 and work.first_step_ready[colour] == 1
+            for hex_index in range(tables.hex_count):
+                if cached:
+                    value = work.first_step_values[colour, hex_index]
+                    if value == NOT_LEGAL:
+                        continue
+                elif not can_place_token(stacks, heights, cube_heights, player, hex_index,
+                                         colour):
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = NOT_LEGAL
+                    continue
+                else:
+                    value = token_value(tables, public, player, work, hex_index, colour,
+                                        w_potential, w_cards, spirit_placed, cards_before)
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = value
+                if value > best_value:
+                    best_value, best_token, best_hex, ties = value, token, hex_index, 1
+                elif value == best_value:
+                    ties += 1
+                    if next_below(generator, ties) == 0:
+                        best_token, best_hex = token, hex_index
+            if step == 0:
+                work.first_step_ready[colour] = 1
+        if best_token < 0:
+            # No token left fits anywhere: the rest go to the box, in hand order.
+            position = step
+            for token in range(token_count):
+                if work.token_left[token]:
+                    work.plan_colours[position] = work.tokens[token]
+                    work.plan_hexes[position] = -1
+                    work.token_left[token] = 0
+                    position += 1
+            return total
+        colour = work.tokens[best_token]
+        place_token(public, player, best_hex, colour)
+        note_token_placed(work.cache, colour)
+        note_token_in_view(tables.neighbours, stacks, heights, player, work.trial_view, best_hex)
+        work.token_left[best_token] = 0
+        work.plan_colours[step] = colour
+        work.plan_hexes[step] = best_hex
+        total += best_value
+    return total
+
+
+@njit(cache=True)
+def valued_turn(tables, public, player, generator, work, policy):
+    """One turn of a valued policy (see the module doc); returns (space taken, card taken)."""
+    invalidate(work.cache)
+    estimate_supply(tables, public, work.parameters[player, SLOT_CHANCE],
+                    work.parameters[player, SLOT_DRAWS], work.supply)
+    took_card = valued_card_choice(tables, public, player, generator, work, policy)
+    if took_card:
+        greedy_cube_phase(tables, public, player, generator, work)
+    choose_targets(tables, public, player, work)
+    work.first_step_ready[:] = 0
+    prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
+                       work.start_view)
+
+    save_board(tables, public, player, work)
+    best_value = NOT_LEGAL
+    best_space = -1
+    token_count = tables.tokens_per_space
+    ties = 0
+    for space in range(tables.central_spaces):
+        count = public.central_count[space]
+        if count == 0:
+            continue
+        for slot in range(count):
+            work.tokens[slot] = public.central[space, slot]
+        value = valued_token_plan(tables, public, player, generator, work, count, policy)
+        restore_board(tables, public, player, work)
+        if value > best_value:
+            better = True
+            ties = 1
+        elif value == best_value:
+            ties += 1
+            better = next_below(generator, ties) == 0
+        else:
+            better = False
+        if better:
+            best_value = value
+            best_space = space
+            token_count = count
+            for slot in range(count):
+                work.best_plan_colours[slot] = work.plan_colours[slot]
+                work.best_plan_hexes[slot] = work.plan_hexes[slot]
+
+    take_central_space(tables, public, best_space, work.tokens)
+    for step in range(token_count):
+        colour = work.best_plan_colours[step]
+        if work.best_plan_hexes[step] < 0:
+            discard_unplaceable_token(tables, public, player, colour)
+        else:
+            place_token(public, player, work.best_plan_hexes[step], colour)
+    greedy_cube_phase(tables, public, player, generator, work)
+    if not took_card and valued_card_choice(tables, public, player, generator, work, policy):
+        took_card = True
+        greedy_cube_phase(tables, public, player, generator, work)
+    invalidate(work.cache)
+    return best_space, took_card
