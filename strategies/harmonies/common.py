@@ -18,6 +18,8 @@ from sim.games.harmonies.gains import invalidate, new_gain_cache, new_local_view
 from sim.games.harmonies.scoring import CATEGORY_COUNT, new_scratch
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import MAX_HABITAT_CELLS
+from sim.games.harmonies.turn import discard_unplaceable_token, place_token, take_central_space
+from sim.rng import next_below
 from strategies.harmonies.ids import PARAMETER_SLOTS
 
 Workspace = namedtuple(
@@ -175,3 +177,37 @@ def restore_board(tables, public, player, work):
     for slot in range(public.held_count[player]):
         public.cubes_placed[player, slot] = work.saved_cubes_placed[slot]
     invalidate(work.cache)
+
+
+@njit(cache=True)
+def keep_if_better(value, best_value, ties, generator):
+    """Reservoir tie-break over candidates seen one by one: returns (keep this one, ties so
+    far among the best). Equal values are kept with probability 1/ties, so the pick is uniform
+    among them in one pass."""
+    if value > best_value:
+        return True, 1
+    if value == best_value:
+        ties += 1
+        return next_below(generator, ties) == 0, ties
+    return False, ties
+
+
+@njit(cache=True)
+def remember_plan(work, token_count):
+    """Keep the token plan just evaluated as the best so far."""
+    for slot in range(token_count):
+        work.best_plan_colours[slot] = work.plan_colours[slot]
+        work.best_plan_hexes[slot] = work.plan_hexes[slot]
+
+
+@njit(cache=True)
+def play_remembered_plan(tables, public, player, work, space, token_count):
+    """Take ``space`` and put its tokens where the remembered plan says (a token with no legal
+    hex goes to the box)."""
+    take_central_space(tables, public, space, work.tokens)
+    for step in range(token_count):
+        colour = work.best_plan_colours[step]
+        if work.best_plan_hexes[step] < 0:
+            discard_unplaceable_token(tables, public, player, colour)
+        else:
+            place_token(public, player, work.best_plan_hexes[step], colour)

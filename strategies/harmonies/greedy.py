@@ -33,15 +33,19 @@ from sim.games.harmonies.gains import (
 from sim.games.harmonies.habitats import card_matches_at, list_cube_placements
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.turn import (
-    discard_unplaceable_token,
     may_take_card,
     place_cube,
     place_token,
     take_card,
-    take_central_space,
 )
 from sim.rng import next_below
-from strategies.harmonies.common import restore_board, save_board
+from strategies.harmonies.common import (
+    keep_if_better,
+    play_remembered_plan,
+    remember_plan,
+    restore_board,
+    save_board,
+)
 
 ILLEGAL = -(2**30)  # marks a hex where a token may not go, in cached gains
 
@@ -239,29 +243,14 @@ def greedy_turn(tables, public, player, generator, work):
         value = greedy_token_plan(tables, public, player, generator, work, count)
         value += greedy_cube_phase(tables, public, player, generator, work)
         restore_board(tables, public, player, work)
-        if value > best_value:
-            better = True
-            ties = 1
-        elif value == best_value:
-            ties += 1
-            better = next_below(generator, ties) == 0
-        else:
-            better = False
+        better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value
             best_space = space
             token_count = count
-            for slot in range(count):
-                work.best_plan_colours[slot] = work.plan_colours[slot]
-                work.best_plan_hexes[slot] = work.plan_hexes[slot]
+            remember_plan(work, count)
 
-    take_central_space(tables, public, best_space, work.tokens)
-    for step in range(token_count):
-        colour = work.best_plan_colours[step]
-        if work.best_plan_hexes[step] < 0:
-            discard_unplaceable_token(tables, public, player, colour)
-        else:
-            place_token(public, player, work.best_plan_hexes[step], colour)
+    play_remembered_plan(tables, public, player, work, best_space, token_count)
     greedy_cube_phase(tables, public, player, generator, work)
     if not took_card and greedy_card_choice(tables, public, player, generator):
         took_card = True
