@@ -240,6 +240,24 @@ def _strategy_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
     return blocks
 
 
+def _category_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+    """Where the points come from (games whose results carry ``points_*`` columns)."""
+    if analysis.categories is None or analysis.categories.is_empty():
+        return []
+    blocks: list[Block] = [Heading("Points by scoring category")]
+    if "categories" in figures:
+        blocks.append(Figure("categories", figures["categories"],
+                             "Mean points per player in each scoring category, by strategy, "
+                             "with 95% confidence intervals."))
+    blocks.append(Table(
+        ("Players", "Rules", "Strategy", "Category", "Player-games", "Mean points (95% CI)",
+         "SD"),
+        tuple((str(r["players"]), r["rules"] or "—", r["strategy"], r["category"],
+               _count(r["player_games"]), _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
+               _number(r["sd"])) for r in analysis.categories.iter_rows(named=True))))
+    return blocks
+
+
 def _variance_label(row: dict) -> str:
     return "all seats" if row["seat"] is None else f"seat {row['seat']}"
 
@@ -375,6 +393,7 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, 
         "tiles": plots.tile_impact(analysis.tile_impact, players, rules),
         "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules),
         "convergence": plots.convergence(analysis.running, players, rules),
+        "categories": plots.category_points(analysis.categories, players, rules),
     }
     return {name: png for name, png in drawn.items() if png is not None}
 
@@ -405,6 +424,7 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     figures = _draw_figures(analysis, panel)
     blocks = (_heading_blocks(analysis) + _summary_blocks(findings)
               + _score_blocks(analysis, figures) + _seat_blocks(analysis, figures, panel)
+              + _category_blocks(analysis, figures)
               + _strategy_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
               + _convergence_blocks(analysis, figures) + _notable_blocks(analysis)
               + _notes_blocks(analysis))

@@ -260,3 +260,32 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
             axis.set_title(_panel_title(players, rules))
             axis.legend(loc="best")
         return _png(figure)
+
+
+def category_points(categories: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
+    """Mean points per scoring category, one group of bars per category and one bar per
+    strategy, with 95% CI whiskers (games with ``points_*`` columns, e.g. Harmonies)."""
+    if categories is None or categories.is_empty():
+        return None
+    panel = categories.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+    if panel.is_empty():
+        return None
+    names = list(dict.fromkeys(panel["category"].to_list()))
+    strategies = sorted(set(panel["strategy"].to_list()))
+    width = 0.8 / len(strategies)
+    with _figure(1, "Mean points by scoring category") as (figure, (axes,)):
+        for index, strategy in enumerate(strategies):
+            rows = panel.filter(pl.col("strategy") == strategy)
+            by_name = {r["category"]: r for r in rows.iter_rows(named=True)}
+            means = np.array([by_name[n]["mean"] if n in by_name else np.nan for n in names])
+            lows = np.array([by_name[n]["mean_low"] if n in by_name else np.nan for n in names])
+            highs = np.array([by_name[n]["mean_high"] if n in by_name else np.nan
+                              for n in names])
+            positions = np.arange(len(names)) + (index - (len(strategies) - 1) / 2) * width
+            axes.bar(positions, means, width, label=strategy,
+                     yerr=[means - lows, highs - means], capsize=3)
+        axes.set_xticks(np.arange(len(names)), names)
+        axes.set_ylabel("mean points per player")
+        axes.set_title(_panel_title(players, rules), fontsize=14, fontweight="normal")
+        axes.legend(title="strategy")
+        return _png(figure)

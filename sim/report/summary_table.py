@@ -62,6 +62,8 @@ def summary_table(analysis: BatchAnalysis) -> pl.DataFrame:
         long_rows("seats", seat_tests, ["games", "balanced", "chi_square", "degrees_of_freedom",
                                         "p_value", "best_seat", "worst_seat", "win_gap",
                                         "high_score_seat", "low_score_seat", "score_gap"]),
+        long_rows("categories", analysis.categories, ["player_games", "mean", "sd"],
+                  ["category"]),
         long_rows("strategies", analysis.strategy_gaps, ["score_gap"], ["best", "worst"]),
         long_rows("strategies", analysis.head_to_head, ["games", "ahead_rate"], ["opponent"]),
         long_rows("token", analysis.token_table,

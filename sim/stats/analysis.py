@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from sim.stats.batch import Batch
+from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import convergence_units, games_needed, running_estimates
 from sim.stats.scores import distributions, pooled_histogram, score_histogram
 from sim.stats.seats import extra_token_effect, seat_table, seat_tests, token_table
@@ -46,6 +47,7 @@ class BatchAnalysis:
     light_tiles: pl.DataFrame | None = None
     light_slope: pl.DataFrame | None = None
     notable: pl.DataFrame | None = None
+    categories: pl.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
 
     def main_panel(self) -> tuple[int, str]:
@@ -114,6 +116,9 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -
         strategy_gaps=strategy_gaps(pooled), running=running, games_needed=games_needed(running),
         notes=notes)
 
+    if rows is not None and category_columns(batch):
+        step("points by category")
+        analysis.categories = category_means(batch)
     if rows is not None:
         step("strategies head to head")
         matrix = head_to_head(rows)
