@@ -211,3 +211,16 @@ def play_remembered_plan(tables, public, player, work, space, token_count):
             discard_unplaceable_token(tables, public, player, colour)
         else:
             place_token(public, player, work.best_plan_hexes[step], colour)
+
+
+@njit(cache=True)
+def plan_rest_to_box(work, step, token_count):
+    """No token left in hand fits anywhere: the plan sends the rest to the box, in hand order,
+    from plan position ``step`` on."""
+    position = step
+    for token in range(token_count):
+        if work.token_left[token]:
+            work.plan_colours[position] = work.tokens[token]
+            work.plan_hexes[position] = -1
+            work.token_left[token] = 0
+            position += 1

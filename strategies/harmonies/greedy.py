@@ -38,9 +38,9 @@ from sim.games.harmonies.turn import (
     place_token,
     take_card,
 )
-from sim.rng import next_below
 from strategies.harmonies.common import (
     keep_if_better,
+    plan_rest_to_box,
     play_remembered_plan,
     remember_plan,
     restore_board,
@@ -75,12 +75,9 @@ def greedy_card_choice(tables, public, player, generator):
         first_value = tables.card_points[card, 0]
         now = first_value if first_cube_placeable(tables, public, player, card) else 0
         key = now * 100000 + first_value
-        if key > best_key:
-            best_key, best_position, ties = key, position, 1
-        elif key == best_key:
-            ties += 1
-            if next_below(generator, ties) == 0:
-                best_position = position
+        better, ties = keep_if_better(key, best_key, ties, generator)
+        if better:
+            best_key, best_position = key, position
     take_card(tables, public, player, best_position)
     return True
 
@@ -99,12 +96,9 @@ def greedy_cube_phase(tables, public, player, generator, work):
         ties = 0
         for option in range(count):
             gain = cube_gain(tables, public, player, work.placement_slots[option], work.scratch)
-            if gain > best_gain:
-                best_gain, best, ties = gain, option, 1
-            elif gain == best_gain:
-                ties += 1
-                if next_below(generator, ties) == 0:
-                    best = option
+            better, ties = keep_if_better(gain, best_gain, ties, generator)
+            if better:
+                best_gain, best = gain, option
         place_cube(tables, public, player, work.placement_slots[best],
                    work.placement_hexes[best])
         total += best_gain
@@ -191,23 +185,13 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
                                             cache)
                     if step == 0:
                         first_step_gains[colour, hex_index] = gain
-                if gain > best_gain:
-                    best_gain, best_token, best_hex, ties = gain, token, hex_index, 1
-                elif gain == best_gain:
-                    ties += 1
-                    if next_below(generator, ties) == 0:
-                        best_token, best_hex = token, hex_index
+                better, ties = keep_if_better(gain, best_gain, ties, generator)
+                if better:
+                    best_gain, best_token, best_hex = gain, token, hex_index
             if step == 0:
                 work.first_step_ready[colour] = 1
         if best_token < 0:
-            # No token left fits anywhere: the rest go to the box, in hand order.
-            position = step
-            for token in range(token_count):
-                if work.token_left[token]:
-                    work.plan_colours[position] = work.tokens[token]
-                    work.plan_hexes[position] = -1
-                    work.token_left[token] = 0
-                    position += 1
+            plan_rest_to_box(work, step, token_count)
             return total
         colour = work.tokens[best_token]
         place_token(public, player, best_hex, colour)

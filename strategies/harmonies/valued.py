@@ -74,9 +74,9 @@ from sim.games.harmonies.turn import (
     take_card,
     uncompleted_cards,
 )
-from sim.rng import next_below
 from strategies.harmonies.common import (
     keep_if_better,
+    plan_rest_to_box,
     play_remembered_plan,
     remember_plan,
     restore_board,
@@ -468,12 +468,9 @@ def valued_card_choice(tables, public, player, generator, work, policy):
         if card < 0:
             continue
         worth = card_offer_worth(tables, public, player, card, work.supply, policy, turns_left)
-        if worth > best:
-            best, best_position, ties = worth, position, 1
-        elif worth == best:
-            ties += 1
-            if next_below(generator, ties) == 0:
-                best_position = position
+        better, ties = keep_if_better(worth, best, ties, generator)
+        if better:
+            best, best_position = worth, position
     if best_position < 0:
         return False
     if best < threshold or (policy == POLICY_PLANNER
@@ -593,23 +590,13 @@ def valued_token_plan(tables, public, player, generator, work, token_count, poli
                                         w_potential, w_cards, spirit_placed, cards_before)
                     if step == 0:
                         work.first_step_values[colour, hex_index] = value
-                if value > best_value:
-                    best_value, best_token, best_hex, ties = value, token, hex_index, 1
-                elif value == best_value:
-                    ties += 1
-                    if next_below(generator, ties) == 0:
-                        best_token, best_hex = token, hex_index
+                better, ties = keep_if_better(value, best_value, ties, generator)
+                if better:
+                    best_value, best_token, best_hex = value, token, hex_index
             if step == 0:
                 work.first_step_ready[colour] = 1
         if best_token < 0:
-            # No token left fits anywhere: the rest go to the box, in hand order.
-            position = step
-            for token in range(token_count):
-                if work.token_left[token]:
-                    work.plan_colours[position] = work.tokens[token]
-                    work.plan_hexes[position] = -1
-                    work.token_left[token] = 0
-                    position += 1
+            plan_rest_to_box(work, step, token_count)
             return total
         colour = work.tokens[best_token]
         place_token(public, player, best_hex, colour)
