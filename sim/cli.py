@@ -113,11 +113,7 @@ def play(
     """Play one game and print every turn and the final position of every player."""
     chosen = get_game(game)
     chosen.check_players(players, "--players")
-    overrides = {k: v for k, v in {"removed_tiles": removed_tiles,
-                                   "trees_per_colour_per_player": trees_per_colour_per_player
-                                   }.items() if v is not None}
-    overrides.update(parse_rule_overrides(rule or []))
-    rules = chosen.resolve_rules(overrides, "options")
+    rules = rules_from_options(chosen, removed_tiles, trees_per_colour_per_player, rule)
     data = chosen.load_data(str(tiles) if tiles else None)
     lineup = resolve_lineup(chosen, strategy, players)
     played = chosen.play_one(data, players, rules, lineup, seed)
@@ -254,6 +250,18 @@ def run(
                    f"({summary.games_per_second:,.0f} games/s); batch {state}: "
                    f"{summary.shards_done}/{summary.shards_total} shards")
     typer.echo(str(summary.run_dir))
+
+
+def rules_from_options(game, removed_tiles: int | None, trees_per_colour_per_player: int | None,
+                       rule: list[str] | None) -> dict[str, int]:
+    """The game's rules from the command line: the Legendary Forests shortcuts
+    (``--removed-tiles``, ``--trees-per-colour-per-player``) and any ``--rule NAME=VALUE``."""
+    overrides: dict[str, int | str] = {
+        k: v for k, v in {"removed_tiles": removed_tiles,
+                          "trees_per_colour_per_player": trees_per_colour_per_player}.items()
+        if v is not None}
+    overrides.update(parse_rule_overrides(rule or []))
+    return game.resolve_rules(overrides, "options")
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, int | str]:

@@ -82,13 +82,9 @@ def tournament(
 
     chosen = get_game(game)
     chosen.check_players(players, "--players")
-    overrides = {k: v for k, v in {"removed_tiles": removed_tiles,
-                                   "trees_per_colour_per_player": trees_per_colour_per_player
-                                   }.items() if v is not None}
-    from sim.cli import parse_rule_overrides
+    from sim.cli import rules_from_options
 
-    overrides.update(parse_rule_overrides(rule or []))
-    rules = chosen.resolve_rules(overrides, "options")
+    rules = rules_from_options(chosen, removed_tiles, trees_per_colour_per_player, rule)
     data = chosen.load_data(str(tiles) if tiles else None)
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
