@@ -127,6 +127,17 @@ def _shortlist(values, count, size):
 
 
 @njit(cache=True)
+def _start_sample(table, player, sim, unseen, sampled_order, local_rng, base, sample):
+    """Set up playout ``sample``: its own generator, a fresh order of the unseen tiles, and the
+    player's planet and the supply copied into the one-planet scratch table ``sim``."""
+    seed_state(local_rng, base, sample)
+    sampled_order[:] = unseen
+    shuffle_in_place(local_rng, sampled_order)
+    copy_planet(table, player, sim, 0)
+    sim.supply[:] = table.supply
+
+
+@njit(cache=True)
 def rollout_placement(tiles, table, player, tile, move_cells, move_rotations, move_count, rng,
                       scratch, preview, rollouts, candidates):
     """``rollout``: the shortlisted placement with the best mean final score over ``rollouts``
@@ -159,11 +170,7 @@ def rollout_placement(tiles, table, player, tile, move_cells, move_rotations, mo
     for k in range(shortlist.shape[0]):
         index = shortlist[k]
         for sample in range(int(rollouts)):
-            seed_state(local_rng, base, sample)
-            sampled_order[:] = unseen
-            shuffle_in_place(local_rng, sampled_order)
-            copy_planet(table, player, sim, 0)
-            sim.supply[:] = table.supply
+            _start_sample(table, player, sim, unseen, sampled_order, local_rng, base, sample)
             place_tile(tiles, sim, 0, tile, move_cells[index], move_rotations[index])
             token = holder
             if tiles.light[tile]:
@@ -212,11 +219,7 @@ def rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_coun
     for k in range(shortlist.shape[0]):
         index = shortlist[k]
         for sample in range(int(rollouts)):
-            seed_state(local_rng, base, sample)
-            sampled_order[:] = unseen
-            shuffle_in_place(local_rng, sampled_order)
-            copy_planet(table, player, sim, 0)
-            sim.supply[:] = table.supply
+            _start_sample(table, player, sim, unseen, sampled_order, local_rng, base, sample)
             apply_tree(sim, 0, choice_colours[index], choice_zones[index])
             _tree_phase(sim, players, holder, player, position + 1, False, local_rng, sim_colours,
                         sim_zones)
