@@ -327,6 +327,10 @@ def report(
         typer.Option("--out", help="Report folder (default: reports/<batch name>)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
+    fair_margin: Annotated[
+        float, typer.Option(help="Fairness margin in percentage points: seats are fair when "
+                                 "every gap between two seats' win rates is shown to lie "
+                                 "within it.", min=0.01, max=50.0)] = 2.0,
 ) -> None:
     """Turn a batch into a balance report (HTML, Markdown and Parquet).
 
@@ -338,7 +342,7 @@ def report(
         if not quiet:
             typer.echo(f"  {message}", err=True)
 
-    result = build_report(run_dir, out, progress=step)
+    result = build_report(run_dir, out, progress=step, fair_margin=fair_margin / 100.0)
     if not quiet:
         typer.echo("Findings:")
         for number, finding in enumerate(result.findings, 1):
@@ -426,6 +430,14 @@ def tune_trees(
         float | None,
         typer.Option(help="Adaptive: stop a point once every seat's win rate is known to this "
                           "95% CI half-width (e.g. 0.005).")] = None,
+    adaptive: Annotated[
+        bool, typer.Option("--adaptive", help="Play each point until its fairness verdict is "
+                                              "decided (fair or unfair), up to --games.")
+    ] = False,
+    fair_margin: Annotated[
+        float, typer.Option(help="Fairness margin in percentage points: a supply is fair when "
+                                 "every gap between two seats' win rates is shown to lie "
+                                 "within it.", min=0.01, max=50.0)] = 2.0,
     seed: Annotated[int, typer.Option(help="Master seed.")] = 20261129,
     shard_size: Annotated[int, typer.Option(help="Games per shard.")] = 5_000,
     config_file: Annotated[
@@ -464,7 +476,8 @@ def tune_trees(
         strongest_name = next(s for s in pool if s != BASELINE)
         document = tune_trees_document(
             parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
-            strongest_name, games, seed, shard_size, str(out), half_width)
+            strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
+            fair_margin / 100.0)
         plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees")
     strongest = next(label for label in plan.points[0].config.lineup
                      if label != BASELINE)
@@ -472,7 +485,7 @@ def tune_trees(
     states = run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
                                      resume=resume, quiet=quiet)
     print_sweep_points(plan, states)
-    metrics = tree_supply_metrics(sweep_rows(plan.output), strongest)
+    metrics = tree_supply_metrics(sweep_rows(plan.output), strongest, fair_margin / 100.0)
     picks = recommend(metrics)
     total_games = int(metrics["games"].sum())
     note = (f"{total_games:,} games in all, {int(metrics['games'].min()):,} to "

@@ -31,6 +31,9 @@ from sim.errors import InputError
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
 from sim.runner import run_batch
+from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
+from sim.stats.seats import equivalence_verdict, seat_gap_family
+from sim.stats.units import win_units
 from sim.store import finished_shards
 from sim.strategy_spec import did_you_mean
 
@@ -39,19 +42,21 @@ ADAPTIVE_METRICS = {
     "seat_win_rate": "largest 95% CI half-width of a seat's win rate",
     "strategy_win_rate": "largest 95% CI half-width of a strategy's win rate",
     "score_mean": "largest 95% CI half-width of a seat's mean score",
+    "seat_verdict": "play until the seats' fairness verdict (within +-fair_margin) is decided",
 }
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
 class AdaptiveRule:
-    """Stop a point once ``metric``'s CI half-width is at most ``half_width`` (after at least
-    ``min_games``), playing ``step_games`` more per round otherwise."""
+    """Stop a point once ``metric``'s CI half-width is at most ``half_width`` (or, for
+    ``seat_verdict``, once the seats are decided fair or unfair against ``fair_margin``), after
+    at least ``min_games``, playing ``step_games`` more per round otherwise."""
 
     metric: str
     half_width: float
     min_games: int
     step_games: int
+    fair_margin: float = 0.02
 
 
 @dataclass
@@ -94,7 +99,7 @@ def _point_label(values: dict[str, Any]) -> str:
 def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
     if not isinstance(table, dict):
         raise InputError(f"{source}: field 'adaptive': expected a table")
-    known = {"metric", "half_width", "min_games", "step_games"}
+    known = {"metric", "half_width", "min_games", "step_games", "fair_margin"}
     for key in table:
         if key not in known:
             raise InputError(f"{source}: field 'adaptive.{key}': unknown{did_you_mean(key, known)}")
@@ -113,7 +118,12 @@ def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"{source}: field 'adaptive.{name}': expected a positive integer, "
                              f"got {value!r}")
-    return AdaptiveRule(metric, float(half_width), min_games, step_games)
+    fair_margin = table.get("fair_margin", 0.02)
+    if not isinstance(fair_margin, int | float) or isinstance(fair_margin, bool) \
+            or not 0 < fair_margin < 1:
+        raise InputError(f"{source}: field 'adaptive.fair_margin': expected a proportion "
+                         f"between 0 and 1 (0.02 = 2 percentage points), got {fair_margin!r}")
+    return AdaptiveRule(metric, float(half_width), min_games, step_games, float(fair_margin))
 
 
 def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
@@ -190,19 +200,43 @@ def point_rows(point: SweepPoint) -> pl.LazyFrame | None:
 
 
 def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
-    """The adaptive metric's 95% CI half-width on the rows so far (normal approximation)."""
+    """The adaptive metric's largest 95% CI half-width on the rows so far, cluster-robust over
+    deals (``sim.stats.clustered``)."""
     group = {"seat_win_rate": "seat", "strategy_win_rate": "strategy", "score_mean": "seat"}[metric]
-    value = pl.col("score").cast(pl.Float64) if metric == "score_mean" else \
-        pl.col("win").cast(pl.Float64)
-    table = rows.group_by(group).agg(mean=value.mean(), variance=value.var(),
-                                     count=pl.len()).collect()
-    if table.height == 0:
+    value = (pl.col("score").cast(pl.Int64) if metric == "score_mean" else win_units())
+    units = (rows.group_by(group, pl.col("deal_id").alias("cluster"))
+             .agg(value=value.sum(), count=pl.len().cast(pl.Int64)).collect())
+    if units.height == 0:
         return float("inf")
-    if metric != "score_mean":
-        # Binomial variance p(1-p) (ties make win fractional; p(1-p) still bounds it).
-        table = table.with_columns(variance=pl.col("mean") * (1 - pl.col("mean")))
-    half = (Z95 * (table["variance"].fill_null(0) / table["count"]).sqrt()).max()
-    return float(half) if half is not None else float("inf")
+    table = grouped_ratio_intervals(units, [group], "value", "count", "estimate")
+    half = (table["estimate_high"] - table["estimate"]).max()
+    if half is None or half != half:
+        return float("inf")
+    return float(half) / (1.0 if metric == "score_mean" else WIN_SCALE)
+
+
+def seat_verdict(rows: pl.LazyFrame, fair_margin: float) -> str:
+    """The fairness verdict of the seats on the rows so far (``sim.stats.seats``)."""
+    units = (rows.group_by("seat", pl.col("deal_id").alias("cluster"))
+             .agg(win_units=win_units().sum(), score_sum=pl.col("score").cast(pl.Int64).sum(),
+                  player_games=pl.len().cast(pl.Int64))
+             .with_columns(pl.col("seat").cast(pl.Int64)).sort(["seat", "cluster"]).collect())
+    if units["seat"].n_unique() < 2:
+        return "fair"
+    _, _, win, _, _, _ = seat_gap_family(units)
+    return equivalence_verdict(win.low, win.high, fair_margin)
+
+
+def point_is_done(rows: pl.LazyFrame, rule: AdaptiveRule) -> bool:
+    """True when the adaptive rule stops the point (its metric precise or its verdict decided)."""
+    if rule.metric == "seat_verdict":
+        return seat_verdict(rows, rule.fair_margin) != "undecided"
+    return metric_half_width(rows, rule.metric) <= rule.half_width
+
+
+def point_games_done(point: SweepPoint) -> int:
+    """Games finished at a point (its finished shards)."""
+    return _point_games_done(point)
 
 
 def _point_games_done(point: SweepPoint) -> int:
@@ -259,7 +293,7 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
     def report(label: str) -> None:
         if progress:
             done = sum(_point_games_done(p) for p in sweep.points)
-            budget = sum(_point_games_done(p) if status.get(p.index) == "precise"
+            budget = sum(_point_games_done(p) if status.get(p.index) in ("precise", "decided")
                          else p.config.games for p in sweep.points)
             progress(done, min(budget, total_cap), label)
 
@@ -285,9 +319,9 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
                 _write_manifest(sweep, status)
                 continue
             rows = point_rows(point)
-            if done >= rule.min_games and rows is not None and \
-                    metric_half_width(rows, rule.metric) <= rule.half_width:
-                status[point.index] = "precise"
+            if done >= rule.min_games and rows is not None and point_is_done(rows, rule):
+                status[point.index] = ("decided" if rule.metric == "seat_verdict"
+                                       else "precise")
                 _write_manifest(sweep, status)
                 continue
             target = rule.min_games if done < rule.min_games else done + rule.step_games

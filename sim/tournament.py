@@ -13,13 +13,17 @@ Design (printed in the header of every table):
   number of worker processes.
 
 Statistics, all clustered by deal (the unit that is independent):
-- score: mean final score of the strategy's seats; 95% CI from the per-deal means (normal).
+- score: mean final score of the strategy's seats; 95% CI from the per-deal means (t on deals - 1
+  degrees of freedom: every deal gives each strategy the same number of seats, so this is the
+  cluster-robust interval with the deal as the cluster).
 - win rate: share of games won (a shared win counts 1/k); 95% CI the same way. With N seats a
   strategy as strong as the field wins 1/N of its games.
 - head-to-head: for strategies a != b, over every game and every pair of seats (a in one, b in the
   other), 1 when a's score is higher, 1/2 on a tie, 0 otherwise; 95% CI from per-deal means.
 - rating: Bradley-Terry strengths fitted by Hunter's MM algorithm on all those pairwise outcomes
-  (ties count half a win each), shown on the Elo scale: 400 log10(strength), mean 0.
+  (ties count half a win each), shown on the Elo scale: 400 log10(strength), mean 0, with a 95%
+  percentile interval from 1,000 resamples of the deals (each resample refits the model; the seed
+  is fixed, so the interval is reproducible).
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ import numpy as np
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.seeding import deal_seeds, strategy_seeds
+from sim.stats.clustered import t_critical
 
-Z95 = 1.959963984540054
+BOOTSTRAP_RESAMPLES = 1000
+_BOOTSTRAP_SEED = 20261201
 
 
 @dataclass
@@ -48,6 +54,8 @@ class StrategyRow:
     win_rate: float
     win_ci: float
     rating: float  # Bradley-Terry on the Elo scale, mean 0
+    rating_low: float = math.nan  # 95% deal-bootstrap interval
+    rating_high: float = math.nan
 
 
 @dataclass
@@ -75,8 +83,9 @@ class TournamentResult:
             f"{self.games:,} games = {self.deals:,} deals x {s} seat rotations, seed {self.seed}",
             f"design: in rotation j seat p plays strategy (j + p) mod {s}; every deal is played "
             f"in every rotation with the same deal and strategy seeds (common random numbers)",
-            "CIs: 95%, normal, from per-deal means; rating: Bradley-Terry (MM) on pairwise "
-            "outcomes within games, ties half, Elo scale (400 log10 strength), mean 0",
+            "CIs: 95%, t, from per-deal means (deals are the independent units); rating: "
+            "Bradley-Terry (MM) on pairwise outcomes within games, ties half, Elo scale "
+            "(400 log10 strength), mean 0, 95% interval from 1,000 deal resamples",
             f"played in {self.seconds:.1f} s ({self.games / max(self.seconds, 1e-9):,.0f} games/s)"
             f" with {self.workers} worker(s)",
         ]
@@ -86,12 +95,12 @@ class TournamentResult:
         width = max(8, max(len(label) for label in self.labels))
         lines.append("")
         lines.append(f"{'strategy':{width}s}  {'seat-games':>10s}  {'score (95% CI)':>17s}  "
-                     f"{'win rate (95% CI)':>19s}  {'rating':>7s}")
+                     f"{'win rate (95% CI)':>19s}  {'rating (95% CI)':>19s}")
         for row in sorted(self.rows, key=lambda r: -r.rating):
             lines.append(f"{row.label:{width}s}  {row.seat_games:10,d}  "
                          f"{row.score_mean:8.2f} ± {row.score_ci:5.2f}  "
                          f"{100 * row.win_rate:9.1f}% ± {100 * row.win_ci:4.1f}%  "
-                         f"{row.rating:7.0f}")
+                         f"{row.rating:6.0f} ({row.rating_low:.0f} to {row.rating_high:.0f})")
         lines.append("")
         lines.append("head-to-head: how often the row strategy outscores the column strategy "
                      "when both play in one game (ties half), % ± 95% CI")
@@ -162,22 +171,54 @@ def bradley_terry(wins: np.ndarray, comparisons: np.ndarray, iterations: int = 1
                   tolerance: float = 1e-12) -> np.ndarray:
     """Bradley-Terry strengths by Hunter's MM algorithm: ``wins[a, b]`` is how often a beat b
     (ties half), ``comparisons[a, b]`` how often they were compared. Normalised to geometric
-    mean 1. A strategy that never lost (or never won) gets a large finite strength."""
-    s = wins.shape[0]
+    mean 1. A strategy that never lost (or never won) gets a large finite strength.
+
+    ``wins`` and ``comparisons`` may carry leading dimensions (one fit per leading index, e.g.
+    bootstrap resamples), fitted together."""
+    s = wins.shape[-1]
+    off_diagonal = 1 - np.eye(s)
     # A tiny prior (one half-tie against every other) keeps unbeaten strategies finite.
-    wins = wins + 0.5 * (1 - np.eye(s)) * 1e-3
-    comparisons = comparisons + (1 - np.eye(s)) * 1e-3
-    strength = np.ones(s)
-    total_wins = wins.sum(axis=1)
+    wins = wins + 0.5 * off_diagonal * 1e-3
+    comparisons = comparisons + off_diagonal * 1e-3
+    strength = np.ones(wins.shape[:-1])
+    total_wins = wins.sum(axis=-1)
     for _ in range(iterations):
-        denominator = (comparisons / (strength[:, None] + strength[None, :])).sum(axis=1)
+        denominator = (comparisons / (strength[..., :, None] + strength[..., None, :])).sum(
+            axis=-1)
         updated = total_wins / denominator
-        updated /= np.exp(np.mean(np.log(updated)))
+        updated /= np.exp(np.mean(np.log(updated), axis=-1, keepdims=True))
         if np.max(np.abs(updated - strength)) < tolerance:
             strength = updated
             break
         strength = updated
     return strength
+
+
+def elo_ratings(strength: np.ndarray) -> np.ndarray:
+    """Bradley-Terry strengths on the Elo scale (400 log10 strength), mean 0 over strategies."""
+    ratings = 400.0 * np.log10(strength)
+    return ratings - ratings.mean(axis=-1, keepdims=True)
+
+
+def rating_intervals(pair_sum: np.ndarray, pair_count: np.ndarray,
+                     confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals of the Elo ratings over deals resampled with replacement.
+
+    ``pair_sum`` and ``pair_count`` are per deal (deals, S, S); a resample weighs each deal by
+    how often it was drawn, so its win and comparison matrices are weighted sums."""
+    deals = pair_sum.shape[0]
+    generator = np.random.default_rng(_BOOTSTRAP_SEED)
+    weights = generator.multinomial(deals, np.full(deals, 1.0 / deals),
+                                    size=BOOTSTRAP_RESAMPLES).astype(float)
+    flat_sum = pair_sum.reshape(deals, -1)
+    flat_count = pair_count.reshape(deals, -1)
+    s = pair_sum.shape[1]
+    ratings = elo_ratings(bradley_terry((weights @ flat_sum).reshape(-1, s, s),
+                                        (weights @ flat_count).reshape(-1, s, s),
+                                        tolerance=1e-9))
+    alpha = 1.0 - confidence
+    return (np.quantile(ratings, alpha / 2.0, axis=0),
+            np.quantile(ratings, 1.0 - alpha / 2.0, axis=0))
 
 
 def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:
@@ -186,7 +227,8 @@ def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:
         return math.nan, math.nan
     if values.size == 1:
         return float(values[0]), math.nan
-    return float(values.mean()), float(Z95 * values.std(ddof=1) / math.sqrt(values.size))
+    return (float(values.mean()),
+            float(t_critical(values.size) * values.std(ddof=1) / math.sqrt(values.size)))
 
 
 def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
@@ -208,9 +250,11 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
     for a in range(s):
         pair_sum[:, a, a] = 0.0
         pair_count[:, a, a] = 0.0
-    strength = bradley_terry(pair_sum.sum(axis=0), pair_count.sum(axis=0))
-    ratings = 400.0 * np.log10(strength)
-    ratings -= ratings.mean()
+    ratings = elo_ratings(bradley_terry(pair_sum.sum(axis=0), pair_count.sum(axis=0)))
+    if deals >= 2:
+        rating_low, rating_high = rating_intervals(pair_sum, pair_count)
+    else:
+        rating_low = rating_high = np.full(s, math.nan)
     for a, label in enumerate(labels):
         mask = seat_strategy == a
         seat_games = int(mask.sum())
@@ -225,7 +269,7 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
             score_mean, score_ci = _mean_ci(score_sum / count)
             win_mean, win_ci = _mean_ci(win_sum / count)
         rows.append(StrategyRow(label, seat_games, score_mean, score_ci, win_mean, win_ci,
-                                float(ratings[a])))
+                                float(ratings[a]), float(rating_low[a]), float(rating_high[a])))
     head = np.full((s, s), math.nan)
     head_ci = np.full((s, s), math.nan)
     for a in range(s):

@@ -2,24 +2,35 @@
 
 A preset of ``sim sweep`` over (players x ``trees_per_colour_per_player``) with a pool of two
 strategies (the strongest candidate and ``greedy``) rotating through the seats, played on common
-deals. Per grid point it measures:
+deals. Per grid point it measures, every interval 95% and cluster-robust over deals
+(``sim.stats.clustered``):
 
-- seat advantage: the spread between the best and the worst seat's win rate, with a simultaneous
-  (Bonferroni) 95% CI, and a chi-square test that all seats win equally often;
+- seat advantage: every gap between two seats' win rates with simultaneous (max-|t|) intervals,
+  the spread between the best and the worst seat, and the fairness verdict: **fair** when every
+  gap's interval lies within +-``fair_margin`` (2 percentage points by default), **unfair** when
+  one lies wholly outside it, **undecided** otherwise;
 - colour starvation: the share of tree phases in which a colour the player had a zone of was
   already gone from the supply (``tree_picks_constrained``), and the share in which the player
   could place no tree at all (``tree_phases_without_tree``);
 - score mean and SD, and the tie rate (share of games whose win is shared);
 - skill expression: how often the strongest strategy finishes ahead of ``greedy`` at the same
-  table (ties count half), with a 95% CI over games.
+  table (ties count half).
 
-Recommendation rule, per player count (2 or more): the smallest supply that is *fair enough*
-(no significant seat advantage: the spread's CI reaches 0), *starves little* (constrained tree
-phases below ``max_starvation``, 10% by default) and *keeps skill* (the strongest strategy's edge
-over greedy within ``skill_tolerance``, 2 percentage points, of the best supply's); the smallest,
-because every extra tree is a component in the box. When no supply qualifies, the one with the
-lowest seat spread + constrained share among those that keep skill. Seat spread and skill need
-two or more players, so 1 player gets metrics but no pick.
+Recommendation rule, per player count (2 or more). Each supply is judged on three criteria, each
+``yes``, ``no`` or ``undecided`` from its interval:
+
+- fair: the fairness verdict above;
+- unstarved: constrained tree phases below ``max_starvation`` (10%): yes when the interval's
+  upper end is below it, no when its lower end is at or above it;
+- keeps skill: the strongest strategy's edge within ``skill_tolerance`` (2 points) of the best
+  supply's estimate: yes when the interval's *lower* end reaches best - tolerance, no when its
+  upper end falls short of it.
+
+The pick is the smallest supply meeting all three (every extra tree is a component in the box),
+provided every smaller supply is decided to fail one of them; if a smaller supply is still
+undecided, the answer is **undecided: play more games**, naming the supply and the criterion.
+When every supply fails, no supply is recommended and the sentence names what fails where.
+Seat spread and skill need two or more players, so 1 player gets metrics but no pick.
 """
 
 from __future__ import annotations
@@ -34,11 +45,12 @@ import polars as pl
 
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
-from sim.stats.intervals import bonferroni_z, equal_shares_test, multinomial_difference_se
+from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
+from sim.stats.seats import FAIR_MARGIN, equivalence_verdict, seat_gap_family
+from sim.stats.units import win_units
 
 SUPPLY = "trees_per_colour_per_player"
 BASELINE = "greedy"
-Z95 = 1.959963984540054
 
 METRICS = {
     "seat_spread": "seat advantage: best minus worst seat win rate (percentage points)",
@@ -71,9 +83,14 @@ def parse_range(text: str, option: str, low: int, high: int) -> list[int]:
 
 
 def tune_trees_document(players: list[int], supplies: list[int], strongest: str, games: int,
-                        seed: int, shard_size: int, output: str,
-                        half_width: float | None) -> dict[str, Any]:
-    """The sweep document of the preset (what ``configs/tune-trees.toml`` spells out)."""
+                        seed: int, shard_size: int, output: str, half_width: float | None,
+                        adaptive: bool = False,
+                        fair_margin: float = FAIR_MARGIN) -> dict[str, Any]:
+    """The sweep document of the preset (what ``configs/tune-trees.toml`` spells out).
+
+    ``adaptive`` plays each point until its fairness verdict is decided (or ``games`` is
+    reached); ``half_width`` instead stops a point once every seat's win rate is that precise.
+    """
     document: dict[str, Any] = {
         "name": "tune-trees",
         "game": "legendary-forests",
@@ -84,101 +101,136 @@ def tune_trees_document(players: list[int], supplies: list[int], strongest: str,
         "output": output,
         "sweep": {"players": players, SUPPLY: supplies},
     }
-    if half_width is not None:
+    if adaptive:
+        document["adaptive"] = {"metric": "seat_verdict", "fair_margin": fair_margin,
+                                "min_games": min(games, 2 * shard_size)}
+    elif half_width is not None:
         document["adaptive"] = {"metric": "seat_win_rate", "half_width": half_width,
                                 "min_games": min(games, 5 * shard_size)}
     return document
 
 
-def _skill_by_point(rows: pl.LazyFrame, strongest: str) -> pl.DataFrame:
+def _skill_units(rows: pl.LazyFrame, strongest: str) -> pl.DataFrame:
+    """Per (players, supply, game): the share of (strongest, greedy) seat pairs in which the
+    strongest finished ahead (ties half), with the game's deal as its cluster."""
+    keys = ["players", SUPPLY, "game_id"]
     strong = rows.filter(pl.col("strategy") == strongest).select(
-        "players", SUPPLY, "game_id", strong_score="score")
-    weak = rows.filter(pl.col("strategy") == BASELINE).select(
-        "players", SUPPLY, "game_id", weak_score="score")
-    per_game = (
-        strong.join(weak, on=["players", SUPPLY, "game_id"])
-        .with_columns(ahead=pl.when(pl.col("strong_score") > pl.col("weak_score")).then(1.0)
-                      .when(pl.col("strong_score") == pl.col("weak_score")).then(0.5)
-                      .otherwise(0.0))
-        .group_by("players", SUPPLY, "game_id").agg(pl.col("ahead").mean())
-    )
-    return per_game.group_by("players", SUPPLY).agg(
-        skill=pl.col("ahead").mean(), skill_sd=pl.col("ahead").std(),
-        skill_games=pl.len()).collect()
+        *keys, "deal_id", strong_score="score")
+    weak = rows.filter(pl.col("strategy") == BASELINE).select(*keys, weak_score="score")
+    return (strong.join(weak, on=keys)
+            .with_columns(ahead=pl.when(pl.col("strong_score") > pl.col("weak_score")).then(1.0)
+                          .when(pl.col("strong_score") == pl.col("weak_score")).then(0.5)
+                          .otherwise(0.0))
+            .group_by(*keys, "deal_id").agg(pl.col("ahead").mean())
+            .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
+            .rename({"deal_id": "cluster"}).sort([*keys]).collect())
 
 
-def tree_supply_metrics(rows: pl.LazyFrame, strongest: str) -> pl.DataFrame:
-    """Every metric of the module docstring per (players, supply), with CIs, from the rows of
-    a tune-trees sweep (polars lazy scans; one pass per table)."""
+def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
+                        fair_margin: float = FAIR_MARGIN) -> pl.DataFrame:
+    """Every metric of the module docstring per (players, supply), with cluster-robust 95% CIs
+    and the fairness verdict, from the rows of a tune-trees sweep."""
     keys = ["players", SUPPLY]
+    rows = rows.with_columns(pl.col("players").cast(pl.Int64), pl.col(SUPPLY).cast(pl.Int64))
     per_player = rows.group_by(keys).agg(
         player_games=pl.len(),
         score_mean=pl.col("score").cast(pl.Float64).mean(),
         score_sd=pl.col("score").cast(pl.Float64).std(),
-        constrained=pl.col("tree_picks_constrained").cast(pl.Int64).sum(),
         no_tree=pl.col("tree_phases_without_tree").cast(pl.Int64).sum(),
         phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
     ).collect()
-    per_game = rows.group_by([*keys, "game_id"]).agg(
-        shared=((pl.col("win") > 0) & (pl.col("win") < 1)).any(),
-        constrained=pl.col("tree_picks_constrained").cast(pl.Float64).sum()
-        / pl.col("light_tiles_drawn").cast(pl.Float64).sum().clip(1),
-    ).group_by(keys).agg(
-        games=pl.len(), tie_rate=pl.col("shared").mean(),
-        constrained_sd=pl.col("constrained").std(),
+    per_deal = rows.group_by([*keys, pl.col("deal_id").alias("cluster")]).agg(
+        constrained=pl.col("tree_picks_constrained").cast(pl.Int64).sum(),
+        phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
+        games=pl.col("game_id").n_unique().cast(pl.Int64),
     ).collect()
-    seats = rows.group_by([*keys, "seat"]).agg(
-        wins=pl.col("win").cast(pl.Float64).sum(), count=pl.len()).collect()
-    skill = _skill_by_point(rows, strongest)
-    table = per_player.join(per_game, on=keys).join(skill, on=keys, how="left")
-    records = []
-    for row in table.sort(keys).iter_rows(named=True):
-        players, supply = row["players"], row[SUPPLY]
-        games = row["games"]
-        seat_rows = seats.filter((pl.col("players") == players) & (pl.col(SUPPLY) == supply))
-        rates = (seat_rows.sort("seat")["wins"] / seat_rows.sort("seat")["count"]).to_numpy()
-        record: dict[str, Any] = {"players": players, SUPPLY: supply, "games": games}
+    shared = (rows.group_by([*keys, "game_id", pl.col("deal_id").alias("cluster")])
+              .agg(shared=((pl.col("win") > 0) & (pl.col("win") < 1)).any().cast(pl.Int64))
+              .group_by([*keys, "cluster"]).agg(pl.col("shared").sum()).collect())
+    per_deal = per_deal.join(shared, on=[*keys, "cluster"])
+    starvation = grouped_ratio_intervals(per_deal, keys, "constrained", "phases",
+                                         "starvation_constrained")
+    ties = grouped_ratio_intervals(per_deal, keys, "shared", "games", "tie_rate")
+    games = per_deal.group_by(keys).agg(pl.col("games").sum())
+    skill = grouped_ratio_intervals(_skill_units(rows, strongest), keys, "ahead", "games",
+                                    "skill")
+    seat_units = (rows.group_by([*keys, "seat", pl.col("deal_id").alias("cluster")])
+                  .agg(win_units=win_units().sum(),
+                       score_sum=pl.col("score").cast(pl.Int64).sum(),
+                       player_games=pl.len().cast(pl.Int64))
+                  .with_columns(pl.col("seat").cast(pl.Int64)).sort([*keys, "seat", "cluster"])
+                  .collect())
+    seat_records = []
+    for (players, supply), units in sorted(seat_units.partition_by(keys, as_dict=True).items()):
+        record: dict[str, Any] = {"players": players, SUPPLY: supply}
         if players >= 2:
+            seats, pairs, win, _, wald, _ = seat_gap_family(units)
+            totals = units.group_by("seat").agg(pl.col("win_units").sum(),
+                                                pl.col("player_games").sum()).sort("seat")
+            rates = (totals["win_units"].to_numpy() / WIN_SCALE
+                     / totals["player_games"].to_numpy())
             best, worst = int(np.argmax(rates)), int(np.argmin(rates))
-            spread = float(rates[best] - rates[worst])
-            z = bonferroni_z(players * (players - 1) // 2)
-            se = float(multinomial_difference_se(rates[best], rates[worst], games))
-            test = equal_shares_test(seat_rows.sort("seat")["wins"].to_numpy())
-            record.update(seat_spread=spread, seat_spread_low=spread - z * se,
-                          seat_spread_high=spread + z * se, seat_best=best, seat_worst=worst,
-                          seat_equal_p=test.p_value)
+            row = pairs.index((min(best, worst), max(best, worst))) if best != worst else 0
+            sign = 1.0 if best <= worst else -1.0
+            low, high = ((win.low[row], win.high[row]) if sign > 0
+                         else (-win.high[row], -win.low[row]))
+            record.update(seat_spread=float(rates[best] - rates[worst]),
+                          seat_spread_low=float(low), seat_spread_high=float(high),
+                          seat_gap_bound=float(np.max(np.maximum(np.abs(win.low),
+                                                                 np.abs(win.high)))),
+                          seat_best=best, seat_worst=worst, seat_equal_p=wald.p_value,
+                          fairness=equivalence_verdict(win.low, win.high, fair_margin))
         else:
             record.update(seat_spread=math.nan, seat_spread_low=math.nan,
-                          seat_spread_high=math.nan, seat_best=-1, seat_worst=-1,
-                          seat_equal_p=math.nan)
-        phases = max(row["phases"], 1)
-        constrained = row["constrained"] / phases
-        constrained_half = Z95 * (row["constrained_sd"] or 0.0) / math.sqrt(games)
-        record.update(
-            starvation_constrained=constrained,
-            starvation_constrained_low=constrained - constrained_half,
-            starvation_constrained_high=constrained + constrained_half,
-            starvation_no_tree=row["no_tree"] / phases,
-            score_mean=row["score_mean"], score_sd=row["score_sd"], tie_rate=row["tie_rate"],
-        )
-        skill_games = row["skill_games"] or 0
-        if players >= 2 and skill_games > 1:
-            half = Z95 * row["skill_sd"] / math.sqrt(skill_games)
-            record.update(skill=row["skill"], skill_low=row["skill"] - half,
-                          skill_high=row["skill"] + half)
-        else:
-            record.update(skill=math.nan, skill_low=math.nan, skill_high=math.nan)
-        records.append(record)
-    return pl.DataFrame(records)
+                          seat_spread_high=math.nan, seat_gap_bound=math.nan, seat_best=-1,
+                          seat_worst=-1, seat_equal_p=math.nan, fairness="")
+        seat_records.append(record)
+    table = (per_player.join(games, on=keys)
+             .join(starvation.drop("starvation_constrained_se",
+                                   "starvation_constrained_clusters"), on=keys)
+             .join(ties.select(*keys, "tie_rate"), on=keys)
+             .join(skill.select(*keys, "skill", "skill_low", "skill_high"), on=keys, how="left")
+             .join(pl.DataFrame(seat_records), on=keys)
+             .with_columns(starvation_no_tree=pl.col("no_tree") / pl.col("phases").clip(1),
+                           fair_margin=pl.lit(fair_margin))
+             .with_columns([pl.when(pl.col("players") < 2).then(None).otherwise(pl.col(c))
+                            .alias(c) for c in ("skill", "skill_low", "skill_high")])
+             .drop("no_tree", "phases", "player_games")
+             .sort(keys))
+    return table.with_columns(pl.col(c).fill_null(math.nan) for c in
+                              ("skill", "skill_low", "skill_high"))
 
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The supply picked for one player count and why."""
+    """The answer for one player count: the supply picked (None when undecided or when no
+    supply qualifies), whether it is decided, and why."""
 
     players: int
-    supply: int
+    supply: int | None
+    decided: bool
     sentence: str
+
+
+def _criteria(row: dict, reference: float, max_starvation: float,
+              skill_tolerance: float) -> dict[str, str]:
+    """Each criterion of the rule for one supply: ``yes``, ``no`` or ``undecided``."""
+    fair = {"fair": "yes", "unfair": "no"}.get(row["fairness"], "undecided")
+    if row["starvation_constrained_high"] < max_starvation:
+        starved = "yes"
+    elif row["starvation_constrained_low"] >= max_starvation:
+        starved = "no"
+    else:
+        starved = "undecided"
+    if math.isnan(row["skill"]) or math.isnan(reference):
+        skill = "yes"
+    elif row["skill_low"] >= reference - skill_tolerance:
+        skill = "yes"
+    elif row["skill_high"] < reference - skill_tolerance:
+        skill = "no"
+    else:
+        skill = "undecided"
+    return {"fair": fair, "unstarved": starved, "keeps skill": skill}
 
 
 def recommend(metrics: pl.DataFrame, max_starvation: float = 0.10,
@@ -189,49 +241,71 @@ def recommend(metrics: pl.DataFrame, max_starvation: float = 0.10,
         if players < 2:
             continue
         options = metrics.filter(pl.col("players") == players).sort(SUPPLY)
-        best_skill = options["skill"].max()
-        keeps_skill = options.filter(pl.col("skill_high") >= best_skill - skill_tolerance) \
-            if best_skill is not None and not math.isnan(best_skill) else options
-        if keeps_skill.height == 0:
-            keeps_skill = options
-        sufficient = keeps_skill.filter((pl.col("seat_spread_low") <= 0)
-                                        & (pl.col("starvation_constrained") < max_starvation))
-        if sufficient.height:
-            chosen = sufficient.sort(SUPPLY).row(0, named=True)
-        else:
-            chosen = keeps_skill.with_columns(
-                cost=pl.col("seat_spread") + pl.col("starvation_constrained")
-            ).sort(["cost", SUPPLY]).row(0, named=True)
-        picks.append(Recommendation(players, int(chosen[SUPPLY]),
-                                    _trade_off_sentence(players, chosen, options,
-                                                        bool(sufficient.height))))
+        skills = [v for v in options["skill"].to_list() if v is not None and not math.isnan(v)]
+        reference = max(skills) if skills else math.nan
+        judged = [(row, _criteria(row, reference, max_starvation, skill_tolerance))
+                  for row in options.iter_rows(named=True)]
+        picks.append(_decide(players, judged, reference, skill_tolerance, max_starvation))
     return picks
+
+
+def _decide(players: int, judged: list[tuple[dict, dict[str, str]]], reference: float,
+            skill_tolerance: float, max_starvation: float) -> Recommendation:
+    failures = []
+    for row, criteria in judged:
+        supply = int(row[SUPPLY])
+        if all(v == "yes" for v in criteria.values()):
+            return Recommendation(players, supply, True, _pick_sentence(
+                players, row, failures, reference, skill_tolerance))
+        failed = [name for name, value in criteria.items() if value == "no"]
+        if failed:
+            failures.append((supply, failed, row))
+            continue
+        open_criteria = [name for name, value in criteria.items() if value == "undecided"]
+        return Recommendation(players, None, False, (
+            f"{players} players: undecided. Supply {supply} is still undecided on "
+            f"{' and '.join(open_criteria)} after {row['games']:,} games "
+            f"({_facts(row)}); play more games at this point before a smaller supply can be "
+            f"ruled in or out."))
+    reasons = "; ".join(f"{supply}: not {' / not '.join(failed)}" for supply, failed, _ in failures)
+    return Recommendation(players, None, True, (
+        f"{players} players: no supply tried meets all three criteria ({reasons}); try more "
+        f"supplies or relax a threshold (starvation below {100 * max_starvation:.0f}%, skill "
+        f"within {100 * skill_tolerance:.0f} points of the best)."))
+
+
+def _pp(value: float) -> str:
+    return f"{100 * value:.1f} pp"
+
+
+def _facts(row: dict) -> str:
+    return (f"seat spread {_pp(row['seat_spread'])} (simultaneous CI "
+            f"{100 * row['seat_spread_low']:.1f} to {100 * row['seat_spread_high']:.1f} pp), "
+            f"colour starvation {_percent(row['starvation_constrained'])} of tree phases "
+            f"({_percent(row['starvation_constrained_low'])}–"
+            f"{_percent(row['starvation_constrained_high'])}), strongest strategy ahead of "
+            f"greedy {_percent(row['skill'])}")
+
+
+def _pick_sentence(players: int, row: dict, failures: list, reference: float,
+                   skill_tolerance: float) -> str:
+    supply = int(row[SUPPLY])
+    text = (f"{players} players: {supply} trees per colour per player — decided: fair within "
+            f"±{100 * row['fair_margin']:g} pp, unstarved and keeping skill ({_facts(row)})")
+    if failures:
+        ruled_out = "; ".join(
+            f"{smaller} was ruled out as not {' and not '.join(failed)}"
+            + (f" (a seat gap shown above {100 * small_row['fair_margin']:g} pp)"
+               if "fair" in failed else "")
+            for smaller, failed, small_row in failures)
+        text += f"; {ruled_out}"
+    else:
+        text += "; it is the smallest supply tried"
+    return text + "."
 
 
 def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
-
-
-def _trade_off_sentence(players: int, chosen: dict, options: pl.DataFrame,
-                        sufficient: bool) -> str:
-    supply = int(chosen[SUPPLY])
-    text = (f"{players} players: {supply} trees per colour per player "
-            f"(seat spread {_percent(chosen['seat_spread'])}, colour starvation "
-            f"{_percent(chosen['starvation_constrained'])} of tree phases, strongest strategy "
-            f"ahead of greedy {_percent(chosen['skill'])})")
-    smaller = options.filter(pl.col(SUPPLY) < supply)
-    if not sufficient:
-        text += "; no supply is both fair and unstarved here, this one is the best compromise"
-    elif smaller.height:
-        below = smaller.sort(SUPPLY).row(-1, named=True)
-        text += (f"; {int(below[SUPPLY])} would reward skill "
-                 f"{'more' if below['skill'] > chosen['skill'] else 'no more'} "
-                 f"({_percent(below['skill'])}) but give a seat spread of "
-                 f"{_percent(below['seat_spread'])} and starve "
-                 f"{_percent(below['starvation_constrained'])} of tree phases")
-    else:
-        text += "; it is the smallest supply tried and already fair and unstarved"
-    return text + "."
 
 
 def heatmaps(metrics: pl.DataFrame, out_dir: Path) -> dict[str, Path]:
@@ -293,27 +367,39 @@ def write_tuning_report(metrics: pl.DataFrame, picks: list[Recommendation], stro
              f"on the same deals. {games_note}", "", "## Recommendation", "",
              "| players | trees per colour per player | why |", "| --- | --- | --- |"]
     for pick in picks:
-        lines.append(f"| {pick.players} | {pick.supply} | {pick.sentence} |")
-    lines += ["", "Rule: per player count, the smallest supply with no significant seat "
-              "advantage (the spread's 95% CI reaches 0), constrained tree phases below 10% and "
-              "the strongest strategy's edge over greedy within 2 points of the best supply's; "
-              "failing that, the lowest seat spread + constrained share.", "",
+        answer = str(pick.supply) if pick.supply is not None else (
+            "undecided" if not pick.decided else "none")
+        lines.append(f"| {pick.players} | {answer} | {pick.sentence} |")
+    margin = 100 * float(metrics["fair_margin"][0]) if metrics.height else 2.0
+    lines += ["", f"Rule: per player count, the smallest supply that is fair (every gap between "
+              f"two seats' win rates has its simultaneous 95% interval within ±{margin:g} "
+              f"percentage points), unstarved (constrained tree phases below 10%, the interval's "
+              f"upper end) and keeps skill (the strongest strategy's edge over greedy, the "
+              f"interval's lower end, within 2 points of the best supply's estimate), once every "
+              f"smaller supply is decided to fail a criterion; a criterion whose interval "
+              f"straddles its threshold is undecided, and then so is the answer. Intervals are "
+              f"cluster-robust over deals.", "",
               "## Every grid point", "",
-              "| players | supply | games | seat spread (95% CI) | equal seats p | constrained "
-              "picks | no tree | score mean | score SD | ties | skill (95% CI) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| players | supply | games | seat spread, pp (simultaneous 95% CI) | fairness "
+              f"(±{margin:g} pp) | equal seats p | constrained picks (95% CI) | no tree | score "
+              "mean | score SD | ties | skill (95% CI) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in metrics.sort(["players", SUPPLY]).iter_rows(named=True):
         def pct(value):
             return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
         spread = "—" if math.isnan(row["seat_spread"]) else (
-            f"{pct(row['seat_spread'])} ({pct(row['seat_spread_low'])} to "
-            f"{pct(row['seat_spread_high'])})")
+            f"{100 * row['seat_spread']:.1f} ({100 * row['seat_spread_low']:.1f} to "
+            f"{100 * row['seat_spread_high']:.1f})")
+        starved = (f"{pct(row['starvation_constrained'])} "
+                   f"({pct(row['starvation_constrained_low'])}–"
+                   f"{pct(row['starvation_constrained_high'])})")
         skill = "—" if math.isnan(row["skill"]) else (
             f"{pct(row['skill'])} ({pct(row['skill_low'])} to {pct(row['skill_high'])})")
         equal = "—" if math.isnan(row["seat_equal_p"]) else f"{row['seat_equal_p']:.2g}"
-        lines.append(f"| {row['players']} | {row[SUPPLY]} | {row['games']:,} | {spread} | {equal} "
-                     f"| {pct(row['starvation_constrained'])} | {pct(row['starvation_no_tree'])} "
+        lines.append(f"| {row['players']} | {row[SUPPLY]} | {row['games']:,} | {spread} "
+                     f"| {row['fairness'] or '—'} | {equal} "
+                     f"| {starved} | {pct(row['starvation_no_tree'])} "
                      f"| {row['score_mean']:.2f} | {row['score_sd']:.2f} | {pct(row['tie_rate'])} "
                      f"| {skill} |")
     lines += ["", "## Heatmaps", ""]

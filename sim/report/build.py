@@ -28,10 +28,11 @@ from sim.report.document import (
     render_html,
     render_markdown,
 )
-from sim.report.findings import FINDINGS_RULE, choose_findings, format_p_value
+from sim.report.findings import FINDINGS_RULE, choose_findings, format_p_value, verdict_text
 from sim.report.summary_table import summary_table
 from sim.stats.analysis import BatchAnalysis, analyse_batch
 from sim.stats.batch import open_batch
+from sim.stats.seats import FAIR_MARGIN
 
 FIGURE_DIR = "figures"
 GAME_TITLES = {"legendary-forests": "Legendary Forests", "harmonies": "Harmonies"}
@@ -101,15 +102,21 @@ def _summary_blocks(findings: list[str]) -> list[Block]:
             Paragraph(FINDINGS_RULE)]
 
 
+def _win_rate_cell(row: dict) -> str:
+    if row.get("win_rate_fixed"):
+        return f"{100 * row['win_rate']:.1f}% (fixed: it plays every seat)"
+    return _percent_ci(row["win_rate"], row["win_rate_low"], row["win_rate_high"])
+
+
 def _distribution_row(row: dict, show_rules: bool, with_seat: bool) -> tuple[str, ...]:
     cells = _group_cells(row, show_rules) + [row["strategy"]]
     if with_seat:
-        cells.append(str(row["seat"]))
+        cells.append(str(row["seat"] + 1))
     cells += [_count(row["player_games"]),
               _with_ci(row["mean"], row["mean_low"], row["mean_high"]),
               _number(row["sd"]),
               *[str(row[q]) for q in ("q05", "q25", "q50", "q75", "q95")],
-              _percent_ci(row["win_rate"], row["win_rate_low"], row["win_rate_high"]),
+              _win_rate_cell(row),
               f"{100 * row['tie_rate']:.1f}%"]
     return tuple(cells)
 
@@ -143,18 +150,21 @@ def _seat_test_text(row: dict) -> str:
     if row["best_seat"] is None:
         return f"{where}: a single seat, nothing to compare."
     if not row["balanced"]:
-        test = ("test of equal seats not run: strategies do not sit equally often in every "
-                "seat, so seat and strategy effects are mixed")
+        test = ("test of equal seats and fairness verdict not given: strategies do not sit "
+                "equally often in every seat, so seat and strategy effects are mixed")
     else:
-        test = (f"chi-square test of equal seats: {row['chi_square']:.1f} on "
-                f"{row['degrees_of_freedom']} degrees of freedom, {format_p_value(row['p_value'])}")
-    return (f"{where}: {test}. Largest win-rate gap: seat {row['best_seat']} minus seat "
-            f"{row['worst_seat']} = {100 * row['win_gap']:.1f} percentage points "
+        test = (f"Wald test of equal win rates (cluster-robust): F = {row['wald_f']:.2f} on "
+                f"{row['numerator_df']} and {row['denominator_df']:,} degrees of freedom, "
+                f"{format_p_value(row['p_value'])}; seats are "
+                f"{verdict_text(row['verdict'], row['fair_margin'])}")
+    return (f"{where}: {test}. Largest win-rate gap: seat {row['best_seat'] + 1} minus seat "
+            f"{row['worst_seat'] + 1} = {100 * row['win_gap']:.1f} percentage points "
             f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
-            f"{100 * row['win_gap_high']:.1f}). Largest mean-score gap: seat "
-            f"{row['high_score_seat']} minus seat {row['low_score_seat']} = "
+            f"{100 * row['win_gap_high']:.1f}; no gap between two seats exceeds "
+            f"{100 * row['win_gap_bound']:.1f}). Largest mean-score gap: seat "
+            f"{row['high_score_seat'] + 1} minus seat {row['low_score_seat'] + 1} = "
             f"{row['score_gap']:.2f} points ({row['score_gap_low']:.2f} to "
-            f"{row['score_gap_high']:.2f}); standard errors {row['gap_method']}.")
+            f"{row['score_gap_high']:.2f}); {row['gap_method']}.")
 
 
 def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
@@ -164,17 +174,26 @@ def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     blocks: list[Block] = [Heading("Seat advantage")]
     if "seats" in figures:
         blocks.append(Figure("seats", figures["seats"],
-                             "Win rate by seat, all strategies together, with 95% Wilson "
-                             "intervals; the dashed line is the share every seat would have if "
-                             "seats were equal."))
+                             "Win rate by seat, all strategies together, with 95% intervals "
+                             "(cluster-robust); the dashed line is the share every seat would "
+                             "have if seats were equal."))
     blocks.append(Table(
         (*_group_header(show_rules), "Seat", "Games", "Mean score (95% CI)",
          "Win rate (95% CI)", "Won in a tie"),
-        tuple((*_group_cells(r, show_rules), str(r["seat"]), _count(r["player_games"]),
+        tuple((*_group_cells(r, show_rules), str(r["seat"] + 1), _count(r["player_games"]),
                _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
                _percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]),
                f"{100 * r['tie_rate']:.1f}%") for r in seats.iter_rows(named=True))))
     blocks += [Paragraph(_seat_test_text(r)) for r in analysis.seat_tests.iter_rows(named=True)]
+    if not analysis.seat_gaps.is_empty():
+        blocks.append(Table(
+            (*_group_header(show_rules), "Seat", "Other seat", "Win-rate gap, pp (simultaneous "
+             "95% CI)", "Mean-score gap (simultaneous 95% CI)"),
+            tuple((*_group_cells(r, show_rules), str(r["seat"] + 1), str(r["other_seat"] + 1),
+                   _with_ci(100 * r["win_gap"], 100 * r["win_gap_low"], 100 * r["win_gap_high"],
+                            1),
+                   _with_ci(r["score_gap"], r["score_gap_low"], r["score_gap_high"]))
+                  for r in analysis.seat_gaps.iter_rows(named=True))))
     blocks += _token_blocks(analysis, figures, panel)
     return blocks
 
@@ -186,16 +205,18 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     players, rules = panel
     blocks: list[Block] = [Heading("Construction token and tree-pick order", 3),
                            Paragraph("Tree phase k (k = 0, 1, ...) is led by seat k mod players, "
-                                     "so seat s picks at position (s - k) mod players; when the "
-                                     "light tiles drawn are not a multiple of the player count, "
-                                     "the first seats lead one phase more.")]
+                                     "so seat s picks at position (s - k) mod players (seats here "
+                                     "counted from 0); when the light tiles drawn are not a "
+                                     "multiple of the player count, the first seats lead one "
+                                     "phase more.")]
     if analysis.token_effect is not None:
         for row in analysis.token_effect.iter_rows(named=True):
             blocks.append(Paragraph(
                 f"{row['players']} players: leading one more tree phase than the others is "
                 f"worth {_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])}"
                 f" points and {_with_ci(100 * row['win_gap'], 100 * row['win_gap_low'], 100 * row['win_gap_high'], 1)}"  # noqa: E501
-                f" percentage points of win chance (95% CIs; within-game differences over "
+                f" percentage points of win chance (95% CIs; regression within each game with "
+                f"the seat held fixed, cluster-robust over {row['clusters']:,} deals, "
                 f"{row['games']:,} games)."))
     if "light" in figures:
         blocks.append(Figure("light", figures["light"],
@@ -206,7 +227,7 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     blocks.append(Table(
         ("Light tiles drawn", "Seat", "Phases leading", "Mean pick position (0 = first)",
          "Player-games", "Mean score (95% CI)", "Win rate"),
-        tuple((str(r["light_tiles_drawn"]), str(r["seat"]), _number(r["first_picks"], 0),
+        tuple((str(r["light_tiles_drawn"]), str(r["seat"] + 1), _number(r["first_picks"], 0),
                _number(r["mean_position"]), _count(r["player_games"]),
                _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
                f"{100 * r['win_rate']:.1f}%") for r in table.iter_rows(named=True))))
@@ -234,9 +255,8 @@ def _strategy_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
         blocks.append(Paragraph(
             f"{row['players']} players: {row['best']} scores "
             f"{_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])} points "
-            f"more than {row['worst']} on average (simultaneous 95% CI over all strategy pairs; "
-            f"win rates {100 * row['best_win_rate']:.1f}% and "
-            f"{100 * row['worst_win_rate']:.1f}%)."))
+            f"more than {row['worst']} on average ({row['method']}; win rates "
+            f"{100 * row['best_win_rate']:.1f}% and {100 * row['worst_win_rate']:.1f}%)."))
     return blocks
 
 
@@ -259,7 +279,7 @@ def _category_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
 
 
 def _variance_label(row: dict) -> str:
-    return "all seats" if row["seat"] is None else f"seat {row['seat']}"
+    return "all seats" if row["seat"] is None else f"seat {row['seat'] + 1}"
 
 
 def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
@@ -287,8 +307,9 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
     if analysis.tile_impact is not None:
         if "tiles" in figures:
             blocks.append(Figure("tiles", figures["tiles"],
-                                 "Mean score per player of deals with the tile removed unseen "
-                                 "minus deals without it (95% CIs, deals as units)."))
+                                 "Change in a player's mean score when the tile is removed "
+                                 "unseen, the other removed tiles held fixed (95% CIs, deals "
+                                 "as units)."))
         blocks.append(Table(
             ("Players", "Tile", "Deals removed", "Deals kept", "Mean removed", "Mean kept",
              "Effect (95% CI)"),
@@ -306,12 +327,21 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
             tuple((str(r["players"]), str(r["light_tiles_drawn"]), _count(r["deals"]),
                    _with_ci(r["mean"], r["mean_low"], r["mean_high"]))
                   for r in analysis.light_tiles.iter_rows(named=True))))
-        if analysis.light_slope is not None:
-            for row in analysis.light_slope.iter_rows(named=True):
+        if analysis.light_fit is not None:
+            for row in analysis.light_fit.iter_rows(named=True):
+                line = (f"least-squares slope {_with_ci(row['slope'], row['slope_low'], row['slope_high'])} "  # noqa: E501
+                        f"points per extra light tile over {row['deals']:,} deals")
+                if row["lack_of_fit_p"] == row["lack_of_fit_p"]:
+                    line += (f"; lack-of-fit test of the line against one mean per count: "
+                             f"F = {row['lack_of_fit_f']:.1f}, "
+                             f"{format_p_value(row['lack_of_fit_p'])}, so the line "
+                             + ("describes the curve" if row["linear"]
+                                else "does not describe the curve and the slope should not be "
+                                     "read as the worth of one more light tile"))
                 blocks.append(Paragraph(
-                    f"{row['players']} players: each extra light tile drawn changes the mean "
-                    f"score by {_with_ci(row['slope'], row['slope_low'], row['slope_high'])} "
-                    f"points per player (least-squares slope over {row['deals']:,} deals)."))
+                    f"{row['players']} players: the mean peaks at {row['peak_count']} light "
+                    f"tiles ({_with_ci(row['peak_mean'], row['peak_low'], row['peak_high'])}); "
+                    f"{line}."))
     if len(blocks) == 1:
         blocks.append(Paragraph("Needs the rows store (and, for the deal's share, replayed "
                                 "deals): see the notes at the end."))
@@ -325,7 +355,8 @@ def _convergence_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> l
                              "Running estimates with their 95% intervals as games accumulate "
                              "(in the order played)."))
     if not analysis.games_needed.is_empty():
-        names = {"mean_score": "mean score (points)", "seat_0_win_rate": "seat 0 win rate"}
+        names = {"mean_score": "mean score (points)",
+                 "seat_0_win_rate": "seat 1 (first player) win rate"}
         blocks.append(Table(
             ("Players", "Estimate", "Precision wanted (±)", "Precision now (±)", "Games played",
              "Games needed"),
@@ -359,21 +390,35 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
         blocks.append(Heading(f"The {kind}-scoring game: game {game_id} (best score {top})", 3))
         seats = notable.filter((pl.col("kind") == kind) & (pl.col("game_id") == game_id))
         for row in seats.sort("seat").iter_rows(named=True):
-            blocks.append(Monospace(f"Seat {row['seat']} ({row['strategy']}): {row['score']} "
+            blocks.append(Monospace(f"Seat {row['seat'] + 1} ({row['strategy']}): {row['score']} "
                                     f"points", row["drawing"]))
     return blocks
 
 
 def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
     methods = [
-        "Seats are numbered from 0: seat 0 is the Architect and the first token holder.",
-        "Win rates: a win shared by k seats counts 1/k; intervals are 95% Wilson score "
-        "intervals.",
-        "Mean scores: mean ± 1.96 SD/√n, treating player-games as independent.",
-        "Test of equal seats: Pearson chi-square of the seats' wins against equal shares "
-        "(k - 1 degrees of freedom), run where every seat sees the same mix of strategies. "
-        "Gaps between the best and worst seat or strategy use Bonferroni-adjusted (simultaneous) "
-        "95% intervals, since the pair is picked after looking.",
+        "Seats are counted from 1: seat 1 is the first player. (The Parquet files count from 0.)",
+        "Intervals are 95% and cluster-robust: the independent unit is the deal in the rows "
+        "store (the seats of a game and the replays of a deal are correlated) and the shard in "
+        "the summary store. Means and win rates are ratio means with the sandwich variance "
+        "over units and a t interval on units - 1 degrees of freedom. A win shared by k seats "
+        "counts 1/k. A strategy that plays every seat wins 1/players of the games by "
+        "construction: that rate is shown as fixed, without an interval.",
+        "Test of equal seats: Wald test of the seats' win rates with their cluster-robust "
+        "covariance (valid with shared wins), F form, run where every seat sees the same mix "
+        "of strategies. Gaps between seats or strategies use simultaneous (max-|t|) 95% "
+        "intervals over all pairs, since the largest gap is picked after looking.",
+        f"Fairness is an equivalence question: seats are fair only when every seat gap's "
+        f"simultaneous interval lies within the stated margin (here "
+        f"±{100 * analysis.seat_tests['fair_margin'][0]:g} percentage points), unfair when one "
+        f"lies wholly outside it, and undecided otherwise. 'No significant difference' is "
+        f"never taken to mean 'no difference'." if not analysis.seat_tests.is_empty() else
+        "Fairness needs two or more seats.",
+        "Effects are estimated holding the other known factors fixed: the construction token "
+        "within each game with the seat fixed (statsmodels OLS, cluster-robust by deal); each "
+        "removed tile with the other removed tiles fixed (OLS over deals, HC1); strategy gaps "
+        "on seat-standardised means. Light tiles: the mean at each count, with a lack-of-fit "
+        "test before any single slope is read.",
         "Needs the rows store: head-to-head results, the deal's share of the variance (also "
         "needs replays of each deal), tile impact, light tiles and the construction token. The "
         "summary store gives distributions, win rates, the seat tables and convergence by shard.",
@@ -399,14 +444,16 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, 
 
 
 def build_report(run_dir: Path, out_dir: Path | None = None,
-                 progress: Callable[[str], None] | None = None) -> ReportResult:
+                 progress: Callable[[str], None] | None = None,
+                 fair_margin: float = FAIR_MARGIN) -> ReportResult:
     """Build the report of the batch in ``run_dir``.
 
     Writes ``report.html`` (self-contained, figures embedded), ``report.md`` (figures in
     ``figures/``) and ``summary.parquet`` (every number, long format) to ``out_dir``, by default
     ``reports/<batch name>`` under the current directory. ``progress`` receives one short
     message per step. Raises ``sim.errors.InputError`` for a missing or invalid batch folder,
-    manifest or shard.
+    manifest or shard. ``fair_margin`` (a proportion) is the margin of the seats' fairness
+    verdict.
     """
     start = time.perf_counter()
 
@@ -416,7 +463,7 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
 
     batch = open_batch(run_dir)
     out_dir = Path(out_dir) if out_dir is not None else Path("reports") / batch.name
-    analysis = analyse_batch(batch, step)
+    analysis = analyse_batch(batch, step, fair_margin)
     panel = analysis.main_panel()
     findings = choose_findings(analysis)
 

@@ -4,30 +4,45 @@ Rule: the questions below are asked in order, about the player count (and rules 
 most games, and the first three that the batch can answer are reported, whether the answer is
 "yes, by this much" or "no detectable effect":
 
-1. Is any seat favoured? (largest win-rate gap between seats, chi-square test of equal seats)
+1. Is any seat favoured? (largest win-rate gap between seats, simultaneous interval, fairness
+   verdict against a stated margin)
 2. Does one strategy beat another? (head-to-head in shared games, else the mean-score gap)
 3. How much of a player's score does the deal decide? (intraclass correlation over replays)
 4. Which removed tile moves the score most? (Bonferroni-significant tile effects)
-5. What is a light tile drawn worth? (slope of mean score on light tiles drawn)
-6. What is holding the construction token once more worth?
+5. What is a light tile drawn worth? (the mean curve by light tiles drawn; a slope only when a
+   straight line fits)
+6. What is holding the construction token once more worth? (game and seat held fixed)
 7. How precise is the mean score, and how many games would +-0.1 point need?
+
+A finding claims a difference only when its interval (simultaneous where the difference was
+picked as the largest of several) excludes zero; otherwise it says that no difference is
+detectable and how large a difference the data rule out. Seats are counted from 1 (the first
+player) in every sentence.
 """
 
 from __future__ import annotations
 
 import polars as pl
+from scipy import stats
 
 from sim.stats.analysis import BatchAnalysis
-from sim.stats.intervals import bonferroni_z
 
 FINDINGS_RULE = (
     "The summary answers, in this order, the first three of these questions that the batch "
     "can answer, for the player count with the most games: is a seat favoured; does one strategy "
     "beat another; how much of a score the deal decides; which removed tile matters most; what a "
     "light tile is worth; what an extra turn with the construction token is worth; how precise "
-    "the mean score is. Intervals are 95%; a gap chosen as the largest of several uses a "
-    "simultaneous (Bonferroni) interval."
+    "the mean score is. Intervals are 95% and count the correlation of the seats of a game and "
+    "of the replays of a deal; a gap chosen as the largest of several uses a simultaneous "
+    "interval. A difference is claimed only when its interval excludes zero; otherwise the "
+    "finding says how large a difference the data rule out. Seats are counted from 1, the "
+    "first player."
 )
+
+
+def simultaneous_z(comparisons: int, confidence: float = 0.95) -> float:
+    """Bonferroni normal critical value for ``comparisons`` two-sided intervals at once."""
+    return float(stats.norm.ppf(1.0 - (1.0 - confidence) / (2.0 * max(comparisons, 1))))
 
 
 def format_p_value(p_value: float) -> str:
@@ -52,52 +67,77 @@ def _players_text(players: int, rules: str) -> str:
     return f"{players}-player games" + (f" with {rules}" if rules else "")
 
 
+VERDICT_WORDS = {
+    "fair": "fair: every gap between two seats' win rates is shown to lie within "
+            "±{margin:g} percentage points",
+    "unfair": "unfair: a gap between two seats' win rates is shown to exceed {margin:g} "
+              "percentage points",
+    "undecided": "undecided: the data cannot yet tell whether every gap between two seats' "
+                 "win rates lies within ±{margin:g} percentage points (play more games)",
+}
+
+
+def verdict_text(verdict: str, margin: float) -> str:
+    """The fairness verdict in words, with the margin in percentage points."""
+    return VERDICT_WORDS[verdict].format(margin=100 * margin)
+
+
 def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """Largest seat gap in win rate, with the test of equal seats."""
+    """Largest seat gap in win rate, with the test of equal seats and the fairness verdict."""
     tests = _panel(analysis.seat_tests, players, rules)
     if tests is None or players < 2:
         return None
     row = tests.row(0, named=True)
-    if not row["balanced"]:
+    if not row["balanced"] or row["best_seat"] is None:
         return None
     seats = _panel(analysis.seats, players, rules)
     rate = dict(zip(seats["seat"], seats["win_rate"], strict=True))
     gap = 100 * row["win_gap"]
     half = 100 * (row["win_gap_high"] - row["win_gap"])
     where = f"{row['games']:,} {_players_text(players, rules)}"
-    if row["p_value"] < 0.05:
-        return (f"Seat {row['best_seat']} wins {gap:.1f} percentage points (±{half:.1f}) more "
-                f"often than seat {row['worst_seat']}: {100 * rate[row['best_seat']]:.1f}% "
-                f"against {100 * rate[row['worst_seat']]:.1f}% over {where} (test of equal "
-                f"seats: {format_p_value(row['p_value'])}).")
-    return (f"No seat is detectably favoured: the best seat ({row['best_seat']}) wins "
-            f"{gap:.1f} (±{half:.1f}) percentage points more often than the worst "
-            f"({row['worst_seat']}) over {where}, within chance "
-            f"({format_p_value(row['p_value'])}).")
+    verdict = verdict_text(row["verdict"], row["fair_margin"])
+    best, worst = row["best_seat"] + 1, row["worst_seat"] + 1
+    if row["win_gap_low"] > 0:
+        return (f"Seat {best} wins {gap:.1f} percentage points (±{half:.1f}) more often than "
+                f"seat {worst}: {100 * rate[row['best_seat']]:.1f}% against "
+                f"{100 * rate[row['worst_seat']]:.1f}% over {where} (test of equal seats: "
+                f"{format_p_value(row['p_value'])}). Seats are {verdict}.")
+    return (f"No seat is detectably favoured over {where}: the largest gap, seat {best} over "
+            f"seat {worst}, is {gap:.1f} (±{half:.1f}) percentage points, and the data rule out "
+            f"a gap larger than {100 * row['win_gap_bound']:.1f} points between any two seats "
+            f"(test of equal seats: {format_p_value(row['p_value'])}). Seats are {verdict}.")
 
 
 def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """Best head-to-head record, or the mean-score gap between strategies."""
+    """Best head-to-head record (simultaneous over the pairs), or the mean-score gap."""
     matrix = _panel(analysis.head_to_head, players, rules)
     if matrix is not None:
-        row = matrix.sort("ahead_rate", descending=True).row(0, named=True)
-        half = 100 * max(row["ahead_rate_high"] - row["ahead_rate"],
-                         row["ahead_rate"] - row["ahead_rate_low"])
+        pairs = max(matrix.height // 2, 1)
+        row = matrix.sort(["ahead_rate", "strategy"], descending=[True, False]).row(0, named=True)
+        single = stats.norm.ppf(0.975)
+        se = max(row["ahead_rate_high"] - row["ahead_rate"],
+                 row["ahead_rate"] - row["ahead_rate_low"]) / single
+        half = 100 * simultaneous_z(pairs) * se
         rate = 100 * row["ahead_rate"]
-        if row["ahead_rate_low"] > 0.5:
+        where = f"{row['games']:,} {_players_text(players, rules)}"
+        if rate - half > 50.0:
             return (f"{row['strategy']} finishes ahead of {row['opponent']} in {rate:.1f}% "
-                    f"(±{half:.1f}) of their meetings at the same table "
-                    f"({row['games']:,} {_players_text(players, rules)}).")
+                    f"(±{half:.1f}) of their meetings at the same table ({where}).")
         return (f"Neither strategy is detectably stronger: {row['strategy']} finishes ahead of "
-                f"{row['opponent']} in {rate:.1f}% (±{half:.1f}) of their meetings.")
+                f"{row['opponent']} in {rate:.1f}% (±{half:.1f}) of their meetings ({where}); "
+                f"the data rule out a record better than {rate + half:.1f}%.")
     gaps = _panel(analysis.strategy_gaps, players, rules)
     if gaps is None:
         return None
     row = gaps.row(0, named=True)
     half = row["score_gap_high"] - row["score_gap"]
-    verdict = "" if row["score_gap_low"] > 0 else " (not a detectable difference)"
-    return (f"{row['best']} scores {row['score_gap']:.1f} points (±{half:.1f}) more on average "
-            f"than {row['worst']}{verdict}, in {_players_text(players, rules)}.")
+    if row["score_gap_low"] > 0:
+        return (f"{row['best']} scores {row['score_gap']:.1f} points (±{half:.1f}) more on "
+                f"average than {row['worst']}, in {_players_text(players, rules)}.")
+    return (f"No strategy scores detectably more than another in "
+            f"{_players_text(players, rules)}: the largest gap, {row['best']} over "
+            f"{row['worst']}, is {row['score_gap']:.1f} points (±{half:.1f}); the data rule out "
+            f"a gap larger than {row['score_gap_bound']:.1f} points between any two.")
 
 
 def deal_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
@@ -122,42 +162,72 @@ def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     impact = _panel(analysis.tile_impact, players, rules)
     if impact is None:
         return None
-    z_single = (impact["effect_high"] - impact["effect"]) / bonferroni_z(1)
-    impact = impact.with_columns(z_score=(pl.col("effect") / z_single).abs())
-    significant = impact.filter(pl.col("z_score") > bonferroni_z(impact.height))
+    critical = simultaneous_z(impact.height)
+    impact = impact.with_columns(z_score=(pl.col("effect") / pl.col("effect_se")).abs())
+    significant = impact.filter(pl.col("z_score") > critical)
     if significant.is_empty():
+        bound = float((impact["effect"].abs() + critical * impact["effect_se"]).max())
         row = impact.sort("z_score", descending=True).row(0, named=True)
         return (f"No single tile removed unseen moves the mean score detectably once all "
                 f"{impact.height} tiles are compared (largest: tile {row['tile']}, "
-                f"{row['effect']:+.2f} points).")
+                f"{row['effect']:+.2f} points); the data rule out an effect larger than "
+                f"{bound:.2f} points for any tile.")
     row = significant.sort(pl.col("effect").abs(), descending=True).row(0, named=True)
-    half = row["effect_high"] - row["effect"]
+    half = critical * row["effect_se"]
     return (f"Removing tile {row['tile']} unseen changes a player's mean score by "
-            f"{row['effect']:+.2f} points (±{half:.2f}); it is the largest of the tile effects "
-            f"that stand out among all {impact.height} tiles.")
+            f"{row['effect']:+.2f} points (±{half:.2f}, simultaneous over all {impact.height} "
+            f"tiles, holding the other removed tiles fixed); it is the largest of the tile "
+            f"effects that stand out.")
 
 
 def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """Points per extra light tile drawn."""
-    slope = _panel(analysis.light_slope, players, rules)
-    if slope is None:
+    """What a light tile drawn is worth: a slope when a line fits, else the curve's shape."""
+    fit = _panel(analysis.light_fit, players, rules)
+    if fit is None:
         return None
-    row = slope.row(0, named=True)
-    half = row["slope_high"] - row["slope"]
-    return (f"Each extra light tile drawn changes a player's mean score by {row['slope']:+.2f} "
-            f"points (±{half:.2f}), over {row['deals']:,} deals.")
+    row = fit.row(0, named=True)
+    if row["linear"]:
+        half = row["slope_high"] - row["slope"]
+        claim = ("changes" if row["slope_low"] > 0 or row["slope_high"] < 0
+                 else "does not detectably change")
+        return (f"Each extra light tile drawn {claim} a player's mean score: "
+                f"{row['slope']:+.2f} points (±{half:.2f}) per tile, over {row['deals']:,} deals "
+                f"(a straight line fits the means by count: lack-of-fit "
+                f"{format_p_value(row['lack_of_fit_p'])}).")
+    table = _panel(analysis.light_tiles, players, rules).sort("light_tiles_drawn")
+    first, last = table.row(0, named=True), table.row(table.height - 1, named=True)
+    peak_half = row["peak_high"] - row["peak_mean"]
+    text = (f"Light tiles drawn do not add points at a constant rate (lack-of-fit "
+            f"F = {row['lack_of_fit_f']:.0f}, {format_p_value(row['lack_of_fit_p'])}): the mean "
+            f"score goes from {first['mean']:.1f} with {first['light_tiles_drawn']} light tiles "
+            f"to a peak of {row['peak_mean']:.1f} (±{peak_half:.1f}) with {row['peak_count']}, "
+            f"and is {last['mean']:.1f} with {last['light_tiles_drawn']}")
+    if row["step"] == row["step"]:  # not NaN
+        step_half = row["step_high"] - row["step"]
+        moves = ("changes it by" if row["step_low"] > 0 or row["step_high"] < 0
+                 else "does not detectably change it:")
+        text += (f"; at the most common count, {row['common_count']}, one more light tile "
+                 f"{moves} {row['step']:+.2f} points (±{step_half:.2f})")
+    return text + "."
 
 
 def token_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """Worth of leading one more tree phase."""
+    """Worth of leading one more tree phase, with the game and the seat held fixed."""
     effect = _panel(analysis.token_effect, players, rules)
     if effect is None:
         return None
     row = effect.row(0, named=True)
-    return (f"Holding the construction token for one more tree phase than the others is worth "
-            f"{row['score_gap']:+.2f} points (±{row['score_gap_high'] - row['score_gap']:.2f}) "
-            f"and {100 * row['win_gap']:+.1f} percentage points of win chance "
-            f"(±{100 * (row['win_gap_high'] - row['win_gap']):.1f}).")
+    score_half = row["score_gap_high"] - row["score_gap"]
+    win_half = 100 * (row["win_gap_high"] - row["win_gap"])
+    if row["score_gap_low"] > 0 or row["score_gap_high"] < 0:
+        return (f"Holding the construction token for one more tree phase is worth "
+                f"{row['score_gap']:+.2f} points (±{score_half:.2f}) and "
+                f"{100 * row['win_gap']:+.1f} percentage points of win chance (±{win_half:.1f}), "
+                f"with the game and the seat held fixed.")
+    bound = max(abs(row["score_gap_low"]), abs(row["score_gap_high"]))
+    return (f"Leading one more tree phase with the construction token has no detectable effect "
+            f"once the seat is held fixed: {row['score_gap']:+.2f} points (±{score_half:.2f}); "
+            f"the data rule out an effect larger than {bound:.2f} points.")
 
 
 def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:

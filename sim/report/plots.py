@@ -90,30 +90,33 @@ def score_distributions(pooled_histogram: pl.DataFrame) -> bytes | None:
 
 
 def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
-    """Win rate by seat with 95% Wilson intervals and the equal-share line."""
+    """Win rate by seat (seats counted from 1) with 95% cluster-robust intervals and the
+    equal-share line."""
     panels = _panels(seats)
     if not panels:
         return None
-    with _figure(len(panels), "Win rate by seat (95% Wilson intervals)") as (figure, axes):
+    with _figure(len(panels), "Win rate by seat (95% intervals)") as (figure, axes):
         for axis, ((players, rules), panel) in zip(axes, panels, strict=False):
             panel = panel.sort("seat")
             rate = 100 * panel["win_rate"].to_numpy()
             error = np.vstack([rate - 100 * panel["win_rate_low"].to_numpy(),
                                100 * panel["win_rate_high"].to_numpy() - rate])
-            axis.bar(panel["seat"].to_numpy(), rate, color=NEUTRAL, alpha=0.8)
-            axis.errorbar(panel["seat"].to_numpy(), rate, yerr=error, fmt="none", ecolor="black",
-                          capsize=6, linewidth=1.5)
+            axis.bar(panel["seat"].to_numpy() + 1, rate, color=NEUTRAL, alpha=0.8)
+            axis.errorbar(panel["seat"].to_numpy() + 1, rate, yerr=error, fmt="none",
+                          ecolor="black", capsize=6, linewidth=1.5)
             axis.axhline(100 / players, color="black", linestyle="--", linewidth=1.2,
                          label=f"equal share ({100 / players:.1f}%)")
             test = tests.filter((pl.col("players") == players) & (pl.col("rules") == rules))
             subtitle = _panel_title(players, rules)
+            if not test.is_empty() and test["verdict"][0] is not None:
+                subtitle += f"; {test['verdict'][0]} within ±{100 * test['fair_margin'][0]:g} pp"
             if not test.is_empty() and test["p_value"][0] is not None:
                 p_value = test["p_value"][0]
                 subtitle += "; equal seats: " + ("p < 1e-300" if p_value < 1e-300
                                                  else f"p = {p_value:.2g}")
             axis.set_title(subtitle)
-            axis.set_xticks(panel["seat"].to_numpy())
-            axis.set_xlabel("Seat (0 = first player)")
+            axis.set_xticks(panel["seat"].to_numpy() + 1)
+            axis.set_xlabel("Seat (1 = first player)")
             axis.set_ylabel("Win rate (% of games)")
             axis.legend(loc="lower right")
         return _png(figure)
@@ -183,7 +186,7 @@ def variance_decomposition(variance: pl.DataFrame | None, players: int,
         return None
     labels, share, low, high = [], [], [], []
     for row in panel.iter_rows(named=True):
-        labels.append("all seats" if row["seat"] is None else f"seat {row['seat']}")
+        labels.append("all seats" if row["seat"] is None else f"seat {row['seat'] + 1}")
         share.append(100 * max(row["icc"], 0.0))
         low.append(100 * max(row["icc_low"], 0.0))
         high.append(100 * min(row["icc_high"], 1.0))
@@ -226,7 +229,7 @@ def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players:
             for seat, part in sorted(seats.group_by("seat"), key=lambda item: item[0]):
                 part = part.sort("light_tiles_drawn")
                 axis.plot(part["light_tiles_drawn"].to_numpy(), part["mean"].to_numpy(),
-                          marker=".", linewidth=1.5, label=f"seat {seat[0]}")
+                          marker=".", linewidth=1.5, label=f"seat {seat[0] + 1}")
         axis.set_xticks(x)
         axis.set_xlabel("Light tiles drawn (= tree phases)")
         axis.set_ylabel("Mean score (points per player)")
@@ -236,12 +239,12 @@ def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players:
 
 
 def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None:
-    """Running mean score and seat-0 win rate with 95% bands against games played."""
+    """Running mean score and the first seat's win rate with 95% bands against games played."""
     panel = running.filter((pl.col("players") == players) & (pl.col("rules") == rules))
     if panel.is_empty():
         return None
     metrics = (("mean_score", "Mean score (points per player)", 1.0, ""),
-               ("seat_0_win_rate", "Seat 0 win rate (% of games)", 100.0, "%"))
+               ("seat_0_win_rate", "Seat 1 (first player) win rate (% of games)", 100.0, "%"))
     with _figure(2, "Convergence: estimate and 95% CI as games accumulate") as (figure, axes):
         for axis, (metric, label, scale, unit) in zip(axes, metrics, strict=True):
             part = panel.filter(pl.col("metric") == metric).sort("games")

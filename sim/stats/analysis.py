@@ -16,8 +16,16 @@ from sim.stats.batch import Batch
 from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import convergence_units, games_needed, running_estimates
 from sim.stats.scores import distributions, pooled_histogram, score_histogram
-from sim.stats.seats import extra_token_effect, seat_table, seat_tests, token_table
+from sim.stats.seats import (
+    FAIR_MARGIN,
+    extra_token_effect,
+    seat_table,
+    seat_tests,
+    strategy_mix_is_balanced,
+    token_table,
+)
 from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.units import cluster_units
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 
 ROW_COLUMNS = ["game_id", "deal_id", "replicate", "players", "rules", "strategy", "seat", "score",
@@ -36,6 +44,7 @@ class BatchAnalysis:
     pooled_histogram: pl.DataFrame
     seats: pl.DataFrame
     seat_tests: pl.DataFrame
+    seat_gaps: pl.DataFrame
     strategy_gaps: pl.DataFrame
     running: pl.DataFrame
     games_needed: pl.DataFrame
@@ -45,7 +54,7 @@ class BatchAnalysis:
     deal_variance: pl.DataFrame | None = None
     tile_impact: pl.DataFrame | None = None
     light_tiles: pl.DataFrame | None = None
-    light_slope: pl.DataFrame | None = None
+    light_fit: pl.DataFrame | None = None
     notable: pl.DataFrame | None = None
     categories: pl.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
@@ -68,9 +77,11 @@ def _read_rows(batch: Batch) -> pl.LazyFrame:
     return batch.scan(columns).collect().lazy()
 
 
-def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -> BatchAnalysis:
+def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
+                  fair_margin: float = FAIR_MARGIN) -> BatchAnalysis:
     """Compute every section of the report for ``batch``; ``progress`` gets a short message as
-    each section starts."""
+    each section starts. ``fair_margin`` is the seat-gap margin (a proportion) within which
+    seats count as fair."""
 
     def step(message: str) -> None:
         if progress is not None:
@@ -91,14 +102,15 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -
 
     step("score distributions")
     histogram = score_histogram(batch, rows)
-    table = distributions(histogram)
-    pooled = table.filter(pl.col("seat").is_null())
-    seats = seat_table(histogram)
+    clusters = cluster_units(batch, rows)
+    unit_name = "deal" if batch.is_rows else "shard"
+    table = distributions(histogram, clusters)
+    seats = seat_table(histogram, clusters)
     games = int(seats.group_by(["players", "rules"]).agg(pl.col("player_games").min())
                 ["player_games"].sum())
 
     step("seat advantage")
-    tests = seat_tests(histogram, rows)
+    tests, gaps = seat_tests(histogram, clusters, unit_name, fair_margin=fair_margin)
     if not tests["balanced"].all():
         notes.append("In some player counts the strategies do not sit equally often in every "
                      "seat, so seat and strategy effects are mixed there: the test of equal "
@@ -113,7 +125,8 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -
     analysis = BatchAnalysis(
         batch=batch, games=games, histogram=histogram, distributions=table,
         pooled_histogram=pooled_histogram(histogram), seats=seats, seat_tests=tests,
-        strategy_gaps=strategy_gaps(pooled), running=running, games_needed=games_needed(running),
+        seat_gaps=gaps, strategy_gaps=strategy_gaps(clusters, strategy_mix_is_balanced(histogram)),
+        running=running, games_needed=games_needed(running),
         notes=notes)
 
     if rows is not None and category_columns(batch):
@@ -135,8 +148,8 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None) -
             analysis.token_table = token_table(rows)
             effect = extra_token_effect(rows)
             analysis.token_effect = effect if not effect.is_empty() else None
-            analysis.light_tiles, slope = light_tile_effect(rows)
-            analysis.light_slope = slope if not slope.is_empty() else None
+            analysis.light_tiles, fit = light_tile_effect(rows)
+            analysis.light_fit = fit if not fit.is_empty() else None
         if batch.has_columns("removed_tiles_mask"):
             step("tile impact")
             impact = tile_impact(rows)

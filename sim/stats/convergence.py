@@ -9,7 +9,7 @@ its standard error is the ratio estimator's::
     SE^2 = k / (k - 1) * sum (y_u - R x_u)^2 / (sum x_u)^2
 
 which counts any correlation inside a unit. Variance per game = SE^2 * games, and a precision
-of +-h needs (z sigma / h)^2 games.
+of +-h needs (z sigma / h)^2 games. Intervals use t on units - 1 degrees of freedom.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from sim.stats.batch import Batch, rules_label
+from sim.stats.clustered import t_critical
 from sim.stats.intervals import games_for_precision, two_sided_z
 
 PANEL = ["players", "rules"]
@@ -73,7 +74,6 @@ def running_estimates(units: pl.DataFrame, confidence: float = 0.95,
                       checkpoints: int = CHECKPOINTS) -> pl.DataFrame:
     """Per (players, rules, metric): estimate, interval and half-width after growing numbers of
     games (log-spaced checkpoints, ending at the whole batch)."""
-    z = two_sided_z(confidence)
     parts = []
     for (players, rules), panel in units.group_by(PANEL, maintain_order=True):
         count = panel.height
@@ -84,6 +84,7 @@ def running_estimates(units: pl.DataFrame, confidence: float = 0.95,
         for metric, (numerator, denominator, _) in METRICS.items():
             value, se = _ratio_path(panel[numerator].to_numpy(), panel[denominator].to_numpy(),
                                     at)
+            z = t_critical(at, confidence)  # t on units - 1 degrees of freedom
             parts.append(pl.DataFrame({
                 "players": players, "rules": rules, "metric": metric, "units": at,
                 "games": games.astype(np.int64), "value": value, "ci_low": value - z * se,

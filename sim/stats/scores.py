@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from sim.stats.batch import Batch
-from sim.stats.intervals import mean_interval, wilson_interval
+from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 HISTOGRAM_KEYS = ["players", "rules", "strategy", "seat", "score"]
@@ -45,12 +45,17 @@ def _quantile_expression(q: float) -> pl.Expr:
     return pl.col("score").filter(cumulative >= q * pl.col("count").sum()).first()
 
 
-def distribution_table(histogram: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Per group of ``by``: player-games, mean score with CI, SD, quantiles, win rate with its
-    Wilson interval and tie rate (share of player-games won in a tie).
+def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
+                       by: list[str]) -> pl.DataFrame:
+    """Per group of ``by``: player-games, mean score with CI, SD, quantiles, win rate with CI
+    and tie rate (share of player-games won in a tie).
 
-    The mean's interval treats player-games as independent (see the variance section for the
-    correlation within a deal).
+    The mean and the win rate are ratio means over player-games with cluster-robust t intervals
+    over the batch's independent units (``units``: deals, or shards for the summary store; see
+    ``sim.stats.clustered``), so the correlation of the seats of a game and of the replays of a
+    deal is counted. A strategy that fills every seat of every game of its (players, rules) has
+    a win rate fixed by construction (1 / players): ``win_rate_fixed`` is then true and it has
+    no interval.
     """
     weighted = pl.col("count").cast(pl.Float64)
     table = (histogram.sort([*by, "score"]).group_by(by, maintain_order=True).agg(
@@ -66,21 +71,44 @@ def distribution_table(histogram: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (table["sum_squares"].to_numpy() - n * mean ** 2) / (n - 1)
     sd = np.sqrt(np.maximum(variance, 0.0))
-    mean_low, mean_high = mean_interval(mean, sd, n)
-    win_low, win_high = wilson_interval(table["wins"].to_numpy(), n)
-    return table.drop("sum_squares").with_columns(
-        mean_low=pl.Series(mean_low), mean_high=pl.Series(mean_high), sd=pl.Series(sd),
-        win_rate=pl.col("wins") / pl.col("player_games"),
-        win_rate_low=pl.Series(win_low), win_rate_high=pl.Series(win_high),
+    score_ci = grouped_ratio_intervals(units, by, "score_sum", "player_games", "mean")
+    win_ci = grouped_ratio_intervals(units, by, "win_units", "player_games", "win_rate")
+    table = (table.drop("sum_squares").with_columns(sd=pl.Series(sd))
+             .join(score_ci.select(*by, "mean_low", "mean_high", "mean_clusters"), on=by,
+                   how="left", nulls_equal=True)
+             .join(win_ci.select(*by, "win_rate", "win_rate_low", "win_rate_high"), on=by,
+                   how="left", nulls_equal=True))
+    fixed = _win_rate_fixed(units, by)
+    table = table.join(fixed, on=by, how="left", nulls_equal=True).with_columns(
+        pl.col("win_rate_fixed").fill_null(False))
+    scale = 1.0 / WIN_SCALE
+    return table.with_columns(
+        win_rate=pl.when(pl.col("win_rate_fixed")).then(1.0 / pl.col("players").cast(pl.Float64))
+        .otherwise(pl.col("win_rate") * scale),
+        win_rate_low=pl.when(pl.col("win_rate_fixed")).then(None)
+        .otherwise(pl.col("win_rate_low") * scale),
+        win_rate_high=pl.when(pl.col("win_rate_fixed")).then(None)
+        .otherwise(pl.col("win_rate_high") * scale),
         tie_rate=pl.col("shared_wins") / pl.col("player_games"),
-    )
+    ).rename({"mean_clusters": "clusters"})
 
 
-def distributions(histogram: pl.DataFrame) -> pl.DataFrame:
+def _win_rate_fixed(units: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """True for groups pooled over seats whose strategy is the only one in its (players,
+    rules): every game's single win then falls to it, so its win rate is exactly 1 / players."""
+    if "seat" in by or "strategy" not in by:
+        return units.select(by).unique().with_columns(win_rate_fixed=pl.lit(False))
+    panel = [c for c in by if c != "strategy"]
+    alone = units.group_by(panel).agg(strategies=pl.col("strategy").n_unique())
+    return (units.select(by).unique().join(alone, on=panel, how="left", nulls_equal=True)
+            .select(*by, win_rate_fixed=pl.col("strategies") == 1))
+
+
+def distributions(histogram: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     """``distribution_table`` per (players, rules, strategy, seat), plus one row per
     (players, rules, strategy) pooled over seats with ``seat`` null."""
-    per_seat = distribution_table(histogram, ["players", "rules", "strategy", "seat"])
-    pooled = distribution_table(histogram, ["players", "rules", "strategy"]).with_columns(
+    per_seat = distribution_table(histogram, units, ["players", "rules", "strategy", "seat"])
+    pooled = distribution_table(histogram, units, ["players", "rules", "strategy"]).with_columns(
         seat=pl.lit(None, dtype=pl.Int64))
     return pl.concat([per_seat, pooled.select(per_seat.columns)]).sort(
         ["players", "rules", "strategy", "seat"], nulls_last=True)

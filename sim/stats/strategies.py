@@ -1,11 +1,18 @@
-"""Strategy against strategy: head-to-head results and the gap between the best and worst."""
+"""Strategy against strategy: head-to-head results and the gaps between strategies' means."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 
-from sim.stats.intervals import bonferroni_z, mean_interval
+from sim.stats.clustered import (
+    WIN_SCALE,
+    cluster_matrix,
+    contrast_intervals,
+    grouped_ratio_intervals,
+    pairwise_contrasts,
+    ratio_means,
+)
 
 PANEL = ["players", "rules"]
 
@@ -15,51 +22,94 @@ def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     of a seat of ``opponent`` in games where both play (a tie counts one half).
 
     Within a game every pair of seats of the two strategies is compared and the outcomes
-    averaged, so each game is one independent observation; the interval is mean +- z SD / sqrt(n)
-    over games. Empty when no game mixes strategies.
+    averaged into one value per game. The rate is the mean over games; its interval is
+    cluster-robust over deals (the replays of a deal share it), t on deals - 1 degrees of
+    freedom. Empty when no game mixes strategies.
     """
-    seats = (rows.select("game_id", *PANEL, "strategy", "rank")
+    seats = (rows.select("game_id", "deal_id", *PANEL, "strategy", "rank")
              .filter(pl.col("strategy").n_unique().over("game_id") > 1))
     pairs = (seats.join(seats.select("game_id", pl.col("strategy").alias("opponent"),
                                      pl.col("rank").alias("opponent_rank")), on="game_id")
              .filter(pl.col("strategy") != pl.col("opponent"))
              .with_columns(ahead=(pl.col("rank") < pl.col("opponent_rank")).cast(pl.Float64)
                            + 0.5 * (pl.col("rank") == pl.col("opponent_rank")).cast(pl.Float64)))
-    per_game = pairs.group_by(["game_id", *PANEL, "strategy", "opponent"]).agg(
-        pl.col("ahead").mean())
-    table = (per_game.group_by([*PANEL, "strategy", "opponent"])
-             .agg(games=pl.len(), ahead_rate=pl.col("ahead").mean(), sd=pl.col("ahead").std())
-             .with_columns(pl.col("players").cast(pl.Int64))
-             .sort([*PANEL, "strategy", "opponent"]).collect())
-    if table.is_empty():
-        return table
-    low, high = mean_interval(table["ahead_rate"].to_numpy(),
-                              table["sd"].fill_null(0.0).to_numpy(), table["games"].to_numpy(),
-                              confidence)
-    return table.drop("sd").with_columns(ahead_rate_low=pl.Series(np.clip(low, 0.0, 1.0)),
-                                         ahead_rate_high=pl.Series(np.clip(high, 0.0, 1.0)))
+    # Pair outcomes per game are multiples of 1/(2 * pairs); sums of them over a deal are
+    # formed in a fixed order below, so the result does not depend on threads.
+    per_game = (pairs.group_by(["game_id", "deal_id", *PANEL, "strategy", "opponent"])
+                .agg(pl.col("ahead").mean())
+                .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
+                .rename({"deal_id": "cluster"})
+                .sort(["players", "rules", "strategy", "opponent", "cluster", "game_id"])
+                .collect())
+    if per_game.is_empty():
+        return pl.DataFrame()
+    keys = [*PANEL, "strategy", "opponent"]
+    intervals = grouped_ratio_intervals(per_game, keys, "ahead", "games", "ahead_rate",
+                                        confidence=confidence)
+    games = per_game.group_by(keys).agg(games=pl.len())
+    return (intervals.join(games, on=keys)
+            .select(*keys, "games", "ahead_rate",
+                    pl.col("ahead_rate_low").clip(0.0, 1.0),
+                    pl.col("ahead_rate_high").clip(0.0, 1.0), "ahead_rate_clusters")
+            .sort(keys))
 
 
-def strategy_gaps(pooled: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
+GAP_METHOD = {
+    True: "seat-standardised means (each seat weighted equally), cluster-robust, max-|t| "
+          "simultaneous intervals over all strategy pairs",
+    False: "pooled means (the strategies do not sit equally in every seat, so seat and strategy "
+           "are mixed), cluster-robust, max-|t| simultaneous intervals over all strategy pairs",
+}
+
+
+def strategy_gaps(units: pl.DataFrame, balance: pl.DataFrame,
+                  confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules) with several strategies: the gap in mean score between the strategies
-    with the highest and lowest mean, with a Bonferroni interval over all strategy pairs.
+    with the highest and the lowest mean, with its simultaneous interval over all pairs.
 
-    ``pooled`` is the distribution table pooled over seats. The standard error treats the two
-    strategies' player-games as independent: exact when they play in different games, and an
-    upper bound when they share games whose scores rise and fall together.
+    When every seat sees the same mix of strategies (``balance``), each strategy's mean is
+    standardised over seats (the average of its per-seat means), which holds the seat fixed; the
+    covariance comes from per-cluster sums of every (strategy, seat), so strategies that share
+    games are compared with their shared luck taken out.
     """
     results = []
-    for (players, rules), panel in pooled.group_by(PANEL, maintain_order=True):
-        if panel.height < 2:
+    for players, rules in units.select(PANEL).unique().sort(PANEL).iter_rows():
+        panel = units.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+        strategies = sorted(set(panel["strategy"].to_list()))
+        if len(strategies) < 2:
             continue
-        panel = panel.sort("mean", descending=True)
-        best, worst = panel.row(0, named=True), panel.row(panel.height - 1, named=True)
-        z = bonferroni_z(panel.height * (panel.height - 1) // 2, confidence)
-        gap = best["mean"] - worst["mean"]
-        se = np.sqrt(best["sd"] ** 2 / best["player_games"]
-                     + worst["sd"] ** 2 / worst["player_games"])
-        results.append({"players": players, "rules": rules, "best": best["strategy"],
-                        "worst": worst["strategy"], "score_gap": gap,
-                        "score_gap_low": gap - z * se, "score_gap_high": gap + z * se,
-                        "best_win_rate": best["win_rate"], "worst_win_rate": worst["win_rate"]})
+        balanced = bool(balance.filter((pl.col("players") == players)
+                                       & (pl.col("rules") == rules))["balanced"][0])
+        cells = panel.with_columns(cell=pl.concat_str(
+            [pl.col("strategy"), pl.col("seat").cast(pl.String)], separator="\u0000"))
+        labels, sums = cluster_matrix(cells, "cell", ("score_sum", "player_games", "win_units"))
+        means = ratio_means(sums["score_sum"], sums["player_games"])
+        weights = np.zeros((len(strategies), len(labels)))
+        for k, label in enumerate(labels):
+            strategy = label.split("\u0000")[0]
+            weights[strategies.index(strategy), k] = 1.0
+        if balanced:
+            weights /= weights.sum(axis=1, keepdims=True)
+        else:
+            weights *= means.counts[None, :]
+            weights /= weights.sum(axis=1, keepdims=True)
+        strategy_means = weights @ means.means
+        pair_matrix, pairs = pairwise_contrasts(len(strategies))
+        intervals = contrast_intervals(means, pair_matrix @ weights, confidence)
+        best, worst = int(np.argmax(strategy_means)), int(np.argmin(strategy_means))
+        row = pairs.index((min(best, worst), max(best, worst)))
+        sign = 1.0 if best < worst else -1.0
+        low, high = ((intervals.low[row], intervals.high[row]) if sign > 0
+                     else (-intervals.high[row], -intervals.low[row]))
+        win_rates = (sums["win_units"].sum(axis=0) @ (weights > 0).T
+                     / (sums["player_games"].sum(axis=0) @ (weights > 0).T)) / WIN_SCALE
+        results.append({"players": int(players), "rules": rules, "best": strategies[best],
+                        "worst": strategies[worst],
+                        "score_gap": float(sign * intervals.estimates[row]),
+                        "score_gap_low": float(low), "score_gap_high": float(high),
+                        "score_gap_bound": float(np.max(np.maximum(np.abs(intervals.low),
+                                                                   np.abs(intervals.high)))),
+                        "best_win_rate": float(win_rates[best]),
+                        "worst_win_rate": float(win_rates[worst]),
+                        "method": GAP_METHOD[balanced]})
     return pl.DataFrame(results)

@@ -8,6 +8,7 @@ summary shards, notable drawings) whose scores follow an additive model::
             + light_tile_points * (light tiles drawn)
             + sum of tile_points[n] over the tiles n removed
             + deal effect ~ N(0, deal_sd^2)           (shared by every game of a deal)
+            + game effect ~ N(0, game_sd^2)           (shared by the seats of a game)
             + noise ~ N(0, noise_sd^2)                (one per player per game)
 
 rounded to an integer. Ranks and wins follow from the scores as the runner computes them (tied
@@ -44,11 +45,14 @@ class SyntheticDesign:
     rotate_lineup: bool = False  # seat s of game g plays lineup[(s + g) % players]
     base: float = 60.0
     deal_sd: float = 0.0
+    game_sd: float = 0.0
     noise_sd: float = 8.0
     strategy_points: dict[str, float] = field(default_factory=dict)
     seat_points: tuple[float, ...] = ()
     token_points: float = 0.0
     light_tile_points: float = 0.0
+    # Points every player gets when that many light tiles are drawn (a curve, on top of the line).
+    light_tile_curve: dict[int, float] = field(default_factory=dict)
     tile_points: dict[int, float] = field(default_factory=dict)
     tile_count: int = 25
     removed_tiles: int = 5
@@ -74,7 +78,7 @@ def true_icc(design: SyntheticDesign) -> float:
     """The intraclass correlation of one seat's score over deals when only ``deal_sd`` and
     ``noise_sd`` vary the score (rounding to integers adds 1/12 to the within variance)."""
     between = design.deal_sd ** 2
-    return between / (between + design.noise_sd ** 2 + 1.0 / 12.0)
+    return between / (between + design.game_sd ** 2 + design.noise_sd ** 2 + 1.0 / 12.0)
 
 
 def true_tile_effect(design: SyntheticDesign, tile: int) -> float:
@@ -119,6 +123,11 @@ def generate_rows(design: SyntheticDesign) -> pl.DataFrame:
         tile_points[tile] = points
     deal_points = (rng.normal(0.0, design.deal_sd, deals) + tile_points[removed].sum(axis=1)
                    + design.light_tile_points * light)
+    if design.light_tile_curve:
+        curve = np.zeros(design.tile_count + 1)
+        for count, points in design.light_tile_curve.items():
+            curve[count] = points
+        deal_points = deal_points + curve[light]
 
     games = deals * replicates
     game = np.arange(games)
@@ -130,7 +139,10 @@ def generate_rows(design: SyntheticDesign) -> pl.DataFrame:
     strategy_points = np.array([design.strategy_points.get(s, 0.0) for s in design.lineup])
     seat_points = np.zeros(players)
     seat_points[:len(design.seat_points)] = design.seat_points
-    mean = (design.base + deal_points[deal][:, None] + strategy_points[strategy_index]
+    game_points = rng.normal(0.0, design.game_sd, games) if design.game_sd > 0 else \
+        np.zeros(games)
+    mean = (design.base + deal_points[deal][:, None] + game_points[:, None]
+            + strategy_points[strategy_index]
             + seat_points[None, :] + design.token_points * token)
     scores = np.rint(mean + rng.normal(0.0, design.noise_sd, (games, players)))
     scores = np.clip(scores, 0, 32_000).astype(np.int16)
@@ -247,6 +259,7 @@ def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
     config = {key: value for key, value in asdict(design).items()
               if key not in ("name", "game", "store", "status")}
     config["tile_points"] = {str(k): v for k, v in design.tile_points.items()}
+    config["light_tile_curve"] = {str(k): v for k, v in design.light_tile_curve.items()}
     manifest = {
         "format": 1,
         "name": design.name,

@@ -2,9 +2,10 @@
 
 - ``deal_variance``: one-way random-effects decomposition of a seat's score over deals, from
   games that replay the same deal (``replicate`` 0..R-1 of a ``deal_id``);
-- ``tile_impact``: mean score of deals with a tile removed unseen against deals without it
-  (Legendary Forests, ``removed_tiles_mask``);
-- ``light_tile_effect``: mean score by the number of light tiles drawn, and the slope.
+- ``tile_impact``: the effect on the mean score of a tile removed unseen, holding the other
+  removed tiles fixed (Legendary Forests, ``removed_tiles_mask``);
+- ``light_tile_effect``: mean score by the number of light tiles drawn, and whether a line
+  fits it (lack-of-fit test), its peak and the step from the most common count.
 
 The unit for the last two is the deal (mean score of its rows): deals are independent, the
 games of one deal are not.
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from scipy import stats
 
-from sim.stats.intervals import mean_interval, one_way_random_effects, two_sided_z
+from sim.stats.clustered import grouped_ratio_intervals, t_critical
+from sim.stats.intervals import one_way_random_effects
 
 PANEL = ["players", "rules"]
 CELL = ["players", "rules", "seat"]
@@ -50,6 +53,70 @@ def _cell_sums(rows: pl.LazyFrame) -> pl.DataFrame:
         # Each strategy's mean removed within the seat costs one degree of freedom between deals.
         df_between=pl.col("groups") - pl.col("strategies"),
     ).with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64)).collect()
+
+
+BOOTSTRAP_RESAMPLES = 1000
+_BOOTSTRAP_SEED = 20261201
+
+
+def _pooled_bootstrap(rows: pl.LazyFrame, confidence: float) -> dict:
+    """Per (players, rules): the percentile interval of the pooled ICC over deals resampled with
+    replacement (weights drawn once per resample; the sums of squares are linear in them)."""
+    centred = (pl.col("score").cast(pl.Float64)
+               - pl.col("score").cast(pl.Float64).mean().over(FIXED_EFFECTS)).alias("y")
+    per_deal = (rows.with_columns(centred).group_by([*CELL, "deal_id"])
+                .agg(n=pl.len().cast(pl.Float64), total=pl.col("y").sum(),
+                     squares=(pl.col("y") ** 2).sum())
+                .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+                .sort([*CELL, "deal_id"]).collect())
+    strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
+                  .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+                  .collect())
+    generator = np.random.default_rng(_BOOTSTRAP_SEED)
+    alpha = 1.0 - confidence
+    intervals = {}
+    for (players, rules), panel in per_deal.group_by(PANEL, maintain_order=True):
+        deals = np.unique(panel["deal_id"].to_numpy())
+        seats = np.unique(panel["seat"].to_numpy())
+        if deals.size < 2:
+            continue
+        row = np.searchsorted(deals, panel["deal_id"].to_numpy())
+        column = np.searchsorted(seats, panel["seat"].to_numpy())
+
+        def matrix(values: np.ndarray, row=row, column=column,
+                   shape=(deals.size, seats.size)) -> np.ndarray:
+            out = np.zeros(shape)
+            out[row, column] = values
+            return out
+
+        n, total = matrix(panel["n"].to_numpy()), matrix(panel["total"].to_numpy())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            between = np.where(n > 0, total ** 2 / n, 0.0)
+        stacked = np.stack([total, n, between, matrix(panel["squares"].to_numpy()), n ** 2])
+        counts = strategies.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+        per_seat_strategies = (counts.sort("seat")["strategies"].to_numpy()
+                               .astype(float)[None, :])
+        estimates = []
+        chunk = max(1, min(BOOTSTRAP_RESAMPLES, 20_000_000 // deals.size))
+        for start in range(0, BOOTSTRAP_RESAMPLES, chunk):
+            size = min(chunk, BOOTSTRAP_RESAMPLES - start)
+            weights = generator.multinomial(deals.size, np.full(deals.size, 1.0 / deals.size),
+                                            size=size).astype(float)
+            grand, observations, between_raw, squares, n_squared = (
+                weights @ part for part in stacked)  # each (resamples, seats)
+            groups = (weights[:, :, None] * (n[None, :, :] > 0)).sum(axis=1)
+            ss_between = (between_raw - grand ** 2 / observations).sum(axis=1)
+            ss_within = (squares - between_raw).sum(axis=1)
+            df_between = (groups - per_seat_strategies).sum(axis=1)
+            df_within = (observations - groups).sum(axis=1)
+            n0 = ((observations - n_squared / observations).sum(axis=1)
+                  / (groups - 1.0).sum(axis=1))
+            ms_between, ms_within = ss_between / df_between, ss_within / df_within
+            estimates.append((ms_between - ms_within) / (ms_between + (n0 - 1.0) * ms_within))
+        values = np.concatenate(estimates)
+        intervals[(int(players), rules)] = (float(np.quantile(values, alpha / 2.0)),
+                                            float(np.quantile(values, 1.0 - alpha / 2.0)))
+    return intervals
 
 
 def _decompose(sums: pl.DataFrame, level: list[str], confidence: float) -> list[dict]:
@@ -94,11 +161,20 @@ def deal_variance(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     e ~ (0, sw^2); ICC = sb^2 / (sb^2 + sw^2) is the share of a seat's score variance that the
     deal decides (the rest is the players' own random choices). One row per seat and one pooled
     over seats (``seat`` null, seat means removed). Empty when no deal is replayed.
+
+    Intervals: per seat, the F-based interval of the one-way model (exact for equal replicates
+    per deal); pooled over seats, a percentile bootstrap over deals (the seats of a deal are
+    correlated, so no F distribution applies), 1,000 resamples with a fixed seed.
     """
     sums = _cell_sums(rows)
     if sums.is_empty() or float(sums["largest_group"].max()) < 2:
         return pl.DataFrame()
-    records = _decompose(sums, CELL, confidence) + _decompose(sums, PANEL, confidence)
+    pooled = _decompose(sums, PANEL, confidence)
+    intervals = _pooled_bootstrap(rows, confidence)
+    for record in pooled:
+        record["icc_low"], record["icc_high"] = intervals.get(
+            (record["players"], record["rules"]), (float("nan"), float("nan")))
+    records = _decompose(sums, CELL, confidence) + pooled
     if not records:
         return pl.DataFrame()
     return pl.DataFrame(records).with_columns(pl.col("seat").cast(pl.Int64)).select(
@@ -111,63 +187,129 @@ def _deal_means(rows: pl.LazyFrame, extra: list[str]) -> pl.LazyFrame:
         pl.col("score").cast(pl.Float64).mean(), *[pl.col(c).first() for c in extra])
 
 
+TILE_METHOD = ("least squares of the deal's mean score on one indicator per tile removed "
+               "(no intercept: exactly k tiles are removed), so each tile's effect holds the "
+               "other removed tiles fixed; deals are the independent units (HC1 robust errors)")
+
+
 def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules, tile): mean score per player of deals with the tile removed unseen
-    and without it, and the difference with a Welch interval (deals as independent units).
+    and without it, and the tile's effect holding the other removed tiles fixed, with a 95%
+    interval.
 
-    A tile never removed (tile 1, the start) or always removed has no comparison and is left out.
+    Model (statsmodels OLS over deals, the independent units): deal mean = sum_n beta_n
+    removed_n + error. Since every deal removes the same number of tiles, only differences of
+    the beta are defined; a tile's effect is beta_n minus the average beta of the other tiles,
+    the change in the mean score when tile n is removed instead of a tile taken at random from
+    the others. A tile never removed (tile 1, the start) or always removed is left out.
     """
-    deals = _deal_means(rows, ["removed_tiles_mask"]).collect()
-    z = two_sided_z(confidence)
+    import statsmodels.api as sm
+
+    deals = _deal_means(rows, ["removed_tiles_mask"]).sort([*PANEL, "deal_id"]).collect()
     results = []
     for (players, rules), panel in deals.group_by(PANEL, maintain_order=True):
         mask = panel["removed_tiles_mask"].to_numpy().astype(np.int64)
         score = panel["score"].to_numpy()
         bits = int(np.max(mask)).bit_length() if mask.size else 0
-        for bit in range(bits):
-            removed = ((mask >> bit) & 1).astype(bool)
-            n_removed, n_kept = int(removed.sum()), int((~removed).sum())
-            if n_removed < 2 or n_kept < 2:
-                continue
-            with_tile, without = score[removed], score[~removed]
-            difference = with_tile.mean() - without.mean()
-            se = np.sqrt(with_tile.var(ddof=1) / n_removed + without.var(ddof=1) / n_kept)
+        removed = np.column_stack([(mask >> bit) & 1 for bit in range(bits)]).astype(float) \
+            if bits else np.zeros((mask.size, 0))
+        counts = removed.sum(axis=0)
+        tiles = [bit for bit in range(bits) if 2 <= counts[bit] <= mask.size - 2]
+        if len(tiles) < 2:
+            continue
+        design = removed[:, tiles]
+        if np.linalg.matrix_rank(design) < len(tiles):
+            continue
+        fit = sm.OLS(score, design).fit(cov_type="HC1")
+        critical = t_critical(mask.size, confidence)
+        others = (np.ones((len(tiles), len(tiles))) - np.eye(len(tiles))) / (len(tiles) - 1)
+        contrasts = np.eye(len(tiles)) - others
+        effects = contrasts @ fit.params
+        errors = np.sqrt(np.diag(contrasts @ fit.cov_params() @ contrasts.T))
+        for k, bit in enumerate(tiles):
+            with_tile = score[removed[:, bit] == 1]
+            without = score[removed[:, bit] == 0]
             results.append({
                 "players": int(players), "rules": rules, "tile": bit + 1,
-                "deals_removed": n_removed, "deals_kept": n_kept,
-                "mean_removed": with_tile.mean(), "mean_kept": without.mean(),
-                "effect": difference, "effect_low": difference - z * se,
-                "effect_high": difference + z * se,
+                "deals_removed": int(with_tile.size), "deals_kept": int(without.size),
+                "mean_removed": float(with_tile.mean()), "mean_kept": float(without.mean()),
+                "effect": float(effects[k]), "effect_se": float(errors[k]),
+                "effect_low": float(effects[k] - critical * errors[k]),
+                "effect_high": float(effects[k] + critical * errors[k]),
             })
     return pl.DataFrame(results)
 
 
-def light_tile_effect(rows: pl.LazyFrame,
-                      confidence: float = 0.95) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Mean score per player by the number of light tiles drawn (per deal), and the least-squares
-    slope: points per extra light tile, with its interval.
+def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
+                      ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Mean score per player by the number of light tiles drawn, and whether a straight line
+    describes it.
 
-    Returns (table per (players, rules, light_tiles_drawn), slope per (players, rules)).
+    Returns (table per (players, rules, light_tiles_drawn): deals, mean with a 95% t interval
+    over deals; fit per (players, rules)). The fit row holds the least-squares slope (points per
+    extra light tile, HC1 interval), the lack-of-fit F test of the line against one mean per
+    count (statsmodels ``anova_lm``; ``linear`` is true when it does not reject at 5%), the
+    count where the mean peaks, the most common count, and the change from that count to the
+    next (difference of the two means, with its interval).
     """
-    deals = _deal_means(rows, ["light_tiles_drawn"]).with_columns(
-        pl.col("light_tiles_drawn").cast(pl.Int64), pl.col("players").cast(pl.Int64)).collect()
-    table = deals.group_by([*PANEL, "light_tiles_drawn"]).agg(
-        deals=pl.len(), mean=pl.col("score").mean(), sd=pl.col("score").std(),
-    ).sort([*PANEL, "light_tiles_drawn"])
-    low, high = mean_interval(table["mean"].to_numpy(), table["sd"].fill_null(np.nan).to_numpy(),
-                              table["deals"].to_numpy(), confidence)
-    table = table.with_columns(mean_low=pl.Series(low), mean_high=pl.Series(high))
-    z = two_sided_z(confidence)
-    slopes = []
+    import statsmodels.api as sm
+    from statsmodels.stats.anova import anova_lm
+
+    deals = (_deal_means(rows, ["light_tiles_drawn"])
+             .with_columns(pl.col("light_tiles_drawn").cast(pl.Int64),
+                           pl.col("players").cast(pl.Int64), one=pl.lit(1, pl.Int64))
+             .sort([*PANEL, "deal_id"]).collect())
+    keys = [*PANEL, "light_tiles_drawn"]
+    table = (grouped_ratio_intervals(deals.rename({"deal_id": "cluster"}), keys, "score",
+                                     "one", "mean", confidence=confidence)
+             .rename({"mean_clusters": "deals"}).drop("mean_se").sort(keys))
+    fits = []
     for (players, rules), panel in deals.group_by(PANEL, maintain_order=True):
         x = panel["light_tiles_drawn"].to_numpy().astype(float)
         y = panel["score"].to_numpy()
-        spread = ((x - x.mean()) ** 2).sum()
-        if x.size < 3 or spread == 0:
+        counts = np.unique(x)
+        if x.size < 4 or counts.size < 2:
             continue
-        slope = ((x - x.mean()) * (y - y.mean())).sum() / spread
-        residual = y - y.mean() - slope * (x - x.mean())
-        se = np.sqrt((residual ** 2).sum() / (x.size - 2) / spread)
-        slopes.append({"players": int(players), "rules": rules, "deals": x.size,
-                       "slope": slope, "slope_low": slope - z * se, "slope_high": slope + z * se})
-    return table, pl.DataFrame(slopes)
+        line = sm.OLS(y, sm.add_constant(x)).fit()
+        slope, slope_se = float(line.params[1]), float(np.sqrt(line.cov_HC1[1, 1]))
+        critical = t_critical(x.size, confidence)
+        record = {"players": int(players), "rules": rules, "deals": int(x.size),
+                  "slope": slope, "slope_low": slope - critical * slope_se,
+                  "slope_high": slope + critical * slope_se,
+                  "lack_of_fit_f": float("nan"), "lack_of_fit_p": float("nan"), "linear": True}
+        if counts.size >= 3:
+            categories = sm.OLS(y, (x[:, None] == counts[None, :]).astype(float)).fit()
+            comparison = anova_lm(line, categories)
+            record["lack_of_fit_f"] = float(comparison["F"].iloc[1])
+            record["lack_of_fit_p"] = float(comparison["Pr(>F)"].iloc[1])
+            record["linear"] = bool(record["lack_of_fit_p"] >= 1.0 - confidence)
+        panel_table = table.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+        record.update(_curve_facts(panel_table, x, y, confidence))
+        fits.append(record)
+    return table, pl.DataFrame(fits)
+
+
+def _curve_facts(table: pl.DataFrame, x: np.ndarray, y: np.ndarray,
+                 confidence: float) -> dict:
+    """The peak of the mean curve (among counts seen in at least 1% of deals), the most common
+    count and the change of the mean from it to the next count, with a Welch interval."""
+    frequent = table.filter(pl.col("deals") >= max(2, 0.01 * x.size))
+    peak = frequent.sort(["mean", "light_tiles_drawn"], descending=[True, False]).row(
+        0, named=True)
+    common = table.sort(["deals", "light_tiles_drawn"], descending=[True, False]).row(
+        0, named=True)
+    facts = {"peak_count": peak["light_tiles_drawn"], "peak_mean": peak["mean"],
+             "peak_low": peak["mean_low"], "peak_high": peak["mean_high"],
+             "common_count": common["light_tiles_drawn"], "step": float("nan"),
+             "step_low": float("nan"), "step_high": float("nan")}
+    here, after = y[x == common["light_tiles_drawn"]], y[x == common["light_tiles_drawn"] + 1]
+    if here.size >= 2 and after.size >= 2:
+        step = float(after.mean() - here.mean())
+        variances = here.var(ddof=1) / here.size, after.var(ddof=1) / after.size
+        se = float(np.sqrt(sum(variances)))
+        # Welch-Satterthwaite degrees of freedom for the two independent groups of deals.
+        df = sum(variances) ** 2 / (variances[0] ** 2 / (here.size - 1)
+                                    + variances[1] ** 2 / (after.size - 1))
+        critical = float(stats.t.ppf(0.5 + confidence / 2.0, df))
+        facts.update(step=step, step_low=step - critical * se, step_high=step + critical * se)
+    return facts

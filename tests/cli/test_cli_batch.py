@@ -93,3 +93,28 @@ def test_sweep_errors(tmp_path):
     result = runner.invoke(app, ["sweep", str(config)])
     assert result.exit_code == 2
     assert "sweep.trees_per_colour" in result.output and "did you mean" in result.output
+
+
+def test_adaptive_sweep_plays_until_the_fairness_verdict_is_decided(tmp_path):
+    config = tmp_path / "grid.toml"
+    out = tmp_path / "sweep"
+    config.write_text(SWEEP.replace('metric = "score_mean"\nhalf_width = 0.5\nmin_games = 400',
+                                    'metric = "seat_verdict"\nfair_margin = 0.3\n'
+                                    'min_games = 200'))
+    result = runner.invoke(app, ["sweep", str(config), "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "sweep.json").read_text())
+    for point in manifest["points"]:
+        # Seats are surely within 30 points of each other: decided after the first 200 games.
+        assert point["state"] == "decided" and point["games_played"] == 200, point
+
+
+def test_seat_verdict_of_rows():
+    from sim.stats.synthetic import SyntheticDesign, generate_rows
+    from sim.sweep import seat_verdict
+
+    tilted = generate_rows(SyntheticDesign(deals=2000, seat_points=(6.0, 0.0, 0.0, -6.0)))
+    assert seat_verdict(tilted.lazy(), 0.02) == "unfair"
+    equal = generate_rows(SyntheticDesign(deals=300, seed=3))
+    assert seat_verdict(equal.lazy(), 0.02) == "undecided"
+    assert seat_verdict(equal.lazy(), 0.5) == "fair"

@@ -2,19 +2,25 @@
 
 import math
 
+import numpy as np
 import polars as pl
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.tune_trees import SUPPLY, parse_range, recommend
+from sim.stats.synthetic import SyntheticDesign, generate_rows
+from sim.tune_trees import SUPPLY, parse_range, recommend, tree_supply_metrics
 
 
 def synthetic_metrics(rows):
     records = []
-    for players, supply, spread, spread_low, starvation, skill, skill_half in rows:
+    for players, supply, fairness, starvation, starvation_half, skill, skill_half in rows:
         records.append({"players": players, SUPPLY: supply, "games": 1000,
-                        "seat_spread": spread, "seat_spread_low": spread_low,
-                        "starvation_constrained": starvation, "starvation_no_tree": 0.0,
+                        "seat_spread": 0.01, "seat_spread_low": -0.01, "seat_spread_high": 0.03,
+                        "fairness": fairness, "fair_margin": 0.02,
+                        "starvation_constrained": starvation,
+                        "starvation_constrained_low": starvation - starvation_half,
+                        "starvation_constrained_high": starvation + starvation_half,
+                        "starvation_no_tree": 0.0,
                         "skill": skill, "skill_low": skill - skill_half,
                         "skill_high": skill + skill_half,
                         "score_mean": 10.0, "score_sd": 3.0, "tie_rate": 0.1})
@@ -23,29 +29,68 @@ def synthetic_metrics(rows):
 
 def test_recommendation_follows_its_rule():
     metrics = synthetic_metrics([
-        # players, supply, seat spread, its CI low end, starvation, skill, skill CI half-width
-        (2, 1, 0.04, 0.02, 0.30, 0.70, 0.01),  # best skill, but unfair and starved
-        (2, 2, 0.01, -0.01, 0.08, 0.69, 0.01),  # fair, starves < 10%, keeps skill: smallest
-        (2, 3, 0.00, -0.01, 0.01, 0.69, 0.01),  # also qualifies, but is bigger
-        (3, 1, 0.05, 0.03, 0.20, 0.70, 0.01),  # unfair
-        (3, 2, 0.01, -0.02, 0.05, 0.60, 0.01),  # fair and unstarved but loses skill: excluded
-        (3, 3, 0.01, -0.01, 0.04, 0.69, 0.01),  # the smallest that qualifies
-        (4, 1, 0.05, 0.03, 0.30, 0.70, 0.01),  # nothing qualifies: lowest spread + starvation
-        (4, 2, 0.04, 0.02, 0.15, 0.69, 0.01),  # cost 0.19 (the pick)
-        (4, 3, 0.03, 0.01, 0.12, 0.60, 0.01),  # cost 0.15 but loses skill
-        (1, 2, math.nan, math.nan, 0.1, math.nan, math.nan),  # one player: no pick
+        # players, supply, fairness, starvation, its CI half-width, skill, its CI half-width
+        (2, 1, "unfair", 0.30, 0.02, 0.70, 0.01),  # best skill, but unfair and starved
+        (2, 2, "fair", 0.05, 0.01, 0.69, 0.01),  # fair, unstarved, keeps skill: smallest
+        (2, 3, "fair", 0.01, 0.01, 0.69, 0.01),  # also qualifies, but is bigger
+        (3, 1, "undecided", 0.20, 0.02, 0.70, 0.01),  # starved for sure: ruled out anyway
+        (3, 2, "fair", 0.05, 0.01, 0.60, 0.01),  # loses skill for sure: ruled out
+        (3, 3, "fair", 0.04, 0.01, 0.69, 0.01),  # the smallest that qualifies
+        (4, 1, "undecided", 0.05, 0.01, 0.70, 0.01),  # could still qualify: undecided
+        (4, 2, "fair", 0.05, 0.01, 0.70, 0.01),
+        (5, 1, "unfair", 0.05, 0.01, 0.70, 0.01),  # nothing qualifies
+        (5, 2, "fair", 0.20, 0.01, 0.70, 0.01),
+        (6, 1, "fair", 0.09, 0.02, 0.70, 0.01),  # starvation straddles 10%: undecided
+        (1, 2, "", 0.1, 0.01, math.nan, math.nan),  # one player: no pick
     ])
     picks = {pick.players: pick for pick in recommend(metrics)}
-    assert set(picks) == {2, 3, 4}
-    assert picks[2].supply == 2
-    assert picks[3].supply == 3
-    assert picks[4].supply == 2
-    assert "2 players: 2 trees per colour per player" in picks[2].sentence
-    assert "1 would reward skill more" in picks[2].sentence
-    assert "best compromise" in picks[4].sentence
+    assert set(picks) == {2, 3, 4, 5, 6}
+    assert (picks[2].supply, picks[2].decided) == (2, True)
+    assert "1 was ruled out as not fair and not unstarved" in picks[2].sentence
+    assert (picks[3].supply, picks[3].decided) == (3, True)
+    assert "2 was ruled out as not keeps skill" in picks[3].sentence
+    assert (picks[4].supply, picks[4].decided) == (None, False)
+    assert "undecided on fair" in picks[4].sentence
+    assert (picks[5].supply, picks[5].decided) == (None, True)
+    assert "no supply tried meets all three" in picks[5].sentence
+    assert (picks[6].supply, picks[6].decided) == (None, False)
+    assert "undecided on unstarved" in picks[6].sentence
     # The thresholds are the rule's: a stricter starvation limit moves 2 players to supply 3.
-    stricter = {pick.players: pick for pick in recommend(metrics, max_starvation=0.05)}
+    stricter = {pick.players: pick for pick in recommend(metrics, max_starvation=0.03)}
     assert stricter[2].supply == 3
+
+
+def _sweep_rows(games: int) -> pl.DataFrame:
+    """Synthetic tune-trees rows: supply 1 favours seat 1 and starves, supply 2 is fair with
+    some starvation, supply 3 is fair and never starves."""
+    parts = []
+    plans = {1: ((4.0, 1.0, 0.0, -3.0), 0.30), 2: ((0.0, 0.0, 0.0, 0.0), 0.05),
+             3: ((0.0, 0.0, 0.0, 0.0), 0.01)}
+    generator = np.random.default_rng(4)
+    for supply, (seat_points, starvation) in plans.items():
+        design = SyntheticDesign(deals=games, lineup=("planner", "greedy", "planner", "greedy"),
+                                 rotate_lineup=True, strategy_points={"planner": 2.0},
+                                 seat_points=seat_points, seed=supply)
+        rows = generate_rows(design)
+        light = rows["light_tiles_drawn"].to_numpy().astype(np.int64)
+        parts.append(rows.with_columns(
+            pl.lit(supply, dtype=pl.Int16).alias(SUPPLY),
+            tree_picks_constrained=pl.Series(generator.binomial(light, starvation)
+                                             .astype(np.int8))))
+    return pl.concat(parts)
+
+
+def test_recommendation_does_not_flip_as_games_are_added():
+    rows = _sweep_rows(24_000)
+    answers = []
+    for games in (300, 1_000, 3_000, 8_000, 24_000):
+        metrics = tree_supply_metrics(rows.filter(pl.col("game_id") < games).lazy(), "planner")
+        (pick,) = recommend(metrics)
+        answers.append((games, pick.supply, pick.decided))
+    decided = [supply for _, supply, is_decided in answers if is_decided]
+    assert len(set(decided)) <= 1, answers
+    assert answers[0][2] is False  # 300 games cannot tell
+    assert answers[-1][1:] == (2, True), answers
 
 
 def test_ranges():

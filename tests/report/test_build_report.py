@@ -50,7 +50,8 @@ def test_opens_with_three_findings(forest_report):
     result, _ = forest_report
     assert len(result.findings) == 3
     seat, strategy, deal = result.findings
-    assert seat.startswith("Seat 0 wins") and "more often than seat 3" in seat
+    assert seat.startswith("Seat 1 wins") and "more often than seat 4" in seat
+    assert "Seats are unfair" in seat
     assert strategy.startswith("greedy finishes ahead of random")
     assert deal.startswith("The deal decides")
     html = result.html.read_text()

@@ -1,69 +1,99 @@
-"""Intervals and tests cover (or reject) at their nominal rates on simulated data."""
+"""The formulas: cluster-robust ratio means, contrasts and the Wald test against hand
+computations and known truths; the one-way random-effects interval."""
 
 import numpy as np
 import pytest
+import statsmodels.api as sm
 
-from sim.stats.intervals import (
-    equal_shares_test,
-    games_for_precision,
-    mean_interval,
-    multinomial_difference_se,
-    one_way_random_effects,
-    wilson_interval,
+from sim.stats.clustered import (
+    contrast_intervals,
+    equal_means_test,
+    pairwise_contrasts,
+    ratio_means,
+    t_critical,
 )
+from sim.stats.intervals import games_for_precision, one_way_random_effects
 
-REPLICATIONS = 4000
-
-
-def test_wilson_interval_known_value():
-    low, high = wilson_interval(0, 10)
-    assert low == pytest.approx(0.0, abs=1e-12)
-    assert high == pytest.approx(0.2775, abs=1e-4)
-    low, high = wilson_interval(50, 100)
-    assert (low, high) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+REPLICATIONS = 2000
 
 
-@pytest.mark.parametrize("true_rate", [0.05, 0.25, 0.5])
-def test_wilson_interval_covers_at_nominal_rate(true_rate):
-    # The exact coverage at n = 1000 is 0.947-0.950 for these rates (smaller n oscillates more).
-    rng = np.random.default_rng(11)
-    trials = 1000
-    successes = rng.binomial(trials, true_rate, REPLICATIONS)
-    low, high = wilson_interval(successes, trials)
-    coverage = np.mean((low <= true_rate) & (true_rate <= high))
-    assert 0.935 <= coverage <= 0.965
+def test_ratio_mean_variance_by_hand():
+    # Three clusters; group sums y and counts x: R = 12 / 6 = 2.
+    y = np.array([[2.0], [4.0], [6.0]])
+    x = np.array([[2.0], [1.0], [3.0]])
+    fit = ratio_means(y, x)
+    assert fit.means[0] == pytest.approx(2.0)
+    residuals = (y[:, 0] - 2.0 * x[:, 0]) / 6.0  # (-2, 2, 0) / 6
+    assert fit.covariance[0, 0] == pytest.approx(3 / 2 * (residuals ** 2).sum())
 
 
-def test_mean_interval_covers_at_nominal_rate():
-    rng = np.random.default_rng(12)
-    samples = rng.normal(5.0, 3.0, (REPLICATIONS, 100))
-    low, high = mean_interval(samples.mean(axis=1), samples.std(axis=1, ddof=1), 100)
-    assert 0.93 <= np.mean((low <= 5.0) & (5.0 <= high)) <= 0.97
+def test_ratio_mean_matches_statsmodels_cluster_robust_intercept():
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(np.arange(300), rng.integers(1, 6, 300))
+    values = rng.normal(0, 1, 300)[clusters] + rng.normal(0, 1, clusters.size)
+    fit = sm.OLS(values, np.ones(values.size)).fit(cov_type="cluster",
+                                                   cov_kwds={"groups": clusters})
+    y = np.bincount(clusters, weights=values)[:, None]
+    x = np.bincount(clusters).astype(float)[:, None]
+    ours = ratio_means(y, x)
+    assert ours.means[0] == pytest.approx(fit.params[0])
+    # statsmodels adds (N - 1) / (N - K) = 1 for one regressor.
+    assert ours.standard_errors[0] == pytest.approx(fit.bse[0], rel=1e-9)
 
 
-def test_equal_shares_test_rejects_five_percent_under_the_null():
-    rng = np.random.default_rng(13)
-    wins = rng.multinomial(400, [0.25] * 4, REPLICATIONS)
-    p_values = np.array([equal_shares_test(row).p_value for row in wins])
-    assert 0.04 <= np.mean(p_values < 0.05) <= 0.06
-    assert 0.005 <= np.mean(p_values < 0.01) <= 0.016
+def test_clustered_interval_covers_with_correlated_seats():
+    """Four seats share a game effect (correlation 0.5): the pooled mean's interval covers 95%
+    of the time, while the one that treats player-games as independent does not."""
+    rng = np.random.default_rng(5)
+    games, seats = 200, 4
+    covered, naive = [], []
+    for _ in range(REPLICATIONS):
+        scores = rng.normal(0, 1, (games, 1)) + rng.normal(0, 1, (games, seats))
+        fit = ratio_means(scores.sum(axis=1, keepdims=True), np.full((games, 1), seats))
+        half = t_critical(games) * fit.standard_errors[0]
+        covered.append(abs(fit.means[0]) <= half)
+        naive.append(abs(fit.means[0]) <= 1.96 * scores.std(ddof=1) / np.sqrt(scores.size))
+    assert 0.935 <= np.mean(covered) <= 0.965
+    assert np.mean(naive) < 0.85
 
 
-def test_equal_shares_test_detects_a_seat_advantage():
-    rng = np.random.default_rng(14)
-    wins = rng.multinomial(3000, [0.29, 0.25, 0.25, 0.21], 500)
-    assert np.mean([equal_shares_test(row).p_value < 0.05 for row in wins]) > 0.95
-
-
-def test_multinomial_difference_interval_covers_at_nominal_rate():
-    rng = np.random.default_rng(15)
+def test_simultaneous_gaps_cover_every_pair_at_once():
+    rng = np.random.default_rng(7)
     truth = np.array([0.3, 0.25, 0.25, 0.2])
-    games = 1000
-    rates = rng.multinomial(games, truth, REPLICATIONS) / games
-    gap = rates[:, 0] - rates[:, 3]
-    se = multinomial_difference_se(rates[:, 0], rates[:, 3], games)
-    covered = np.abs(gap - (truth[0] - truth[3])) <= 1.959964 * se
-    assert 0.93 <= covered.mean() <= 0.97
+    matrix, _ = pairwise_contrasts(4)
+    covered = []
+    for _ in range(500):
+        winners = rng.choice(4, size=800, p=truth)
+        wins = np.zeros((800, 4))
+        wins[np.arange(800), winners] = 1.0
+        gaps = contrast_intervals(ratio_means(wins, np.ones((800, 4))), matrix)
+        true_gaps = matrix @ truth
+        covered.append(bool(((gaps.low <= true_gaps) & (true_gaps <= gaps.high)).all()))
+    assert 0.93 <= np.mean(covered) <= 0.97
+
+
+def test_wald_test_rejects_five_percent_under_the_null_with_shared_wins():
+    rng = np.random.default_rng(9)
+    p_values = []
+    for _ in range(1000):
+        winners = rng.choice(4, size=500)
+        shared = rng.random(500) < 0.12  # 12% of games share the win between two seats
+        wins = np.zeros((500, 4))
+        wins[np.arange(500), winners] = np.where(shared, 0.5, 1.0)
+        wins[np.arange(500), (winners + 1) % 4] += np.where(shared, 0.5, 0.0)
+        p_values.append(equal_means_test(ratio_means(wins, np.ones((500, 4)))).p_value)
+    assert 0.035 <= np.mean(np.array(p_values) < 0.05) <= 0.065
+
+
+def test_wald_test_detects_a_seat_advantage():
+    rng = np.random.default_rng(11)
+    detected = []
+    for _ in range(200):
+        winners = rng.choice(4, size=4000, p=[0.28, 0.25, 0.25, 0.22])
+        wins = np.zeros((4000, 4))
+        wins[np.arange(4000), winners] = 1.0
+        detected.append(equal_means_test(ratio_means(wins, np.ones((4000, 4)))).p_value < 0.05)
+    assert np.mean(detected) > 0.95
 
 
 def _one_way(data: np.ndarray):

@@ -7,6 +7,7 @@ import pytest
 from sim.stats.batch import open_batch
 from sim.stats.scores import QUANTILES, distributions, score_histogram
 from sim.stats.synthetic import SyntheticDesign, generate_rows
+from sim.stats.units import cluster_units
 
 DESIGN = SyntheticDesign(name="scores", deals=600, games_per_shard=150,
                          lineup=("greedy", "random", "random", "random"),
@@ -24,8 +25,8 @@ def tables(rows, write_batch):
     summary_design = SyntheticDesign(**{**DESIGN.__dict__, "store": "summary",
                                         "name": "scores-summary"})
     summary_batch = open_batch(write_batch(summary_design, rows))
-    return (distributions(score_histogram(rows_batch)),
-            distributions(score_histogram(summary_batch)))
+    return (distributions(score_histogram(rows_batch), cluster_units(rows_batch)),
+            distributions(score_histogram(summary_batch), cluster_units(summary_batch)))
 
 
 def test_matches_numpy_per_seat(rows, tables):
@@ -56,7 +57,12 @@ def test_pooled_rows_cover_all_seats_of_a_strategy(rows, tables):
 def test_summary_store_gives_the_same_numbers(tables):
     from_rows, from_summary = tables
     assert from_rows.columns == from_summary.columns
-    assert from_rows.drop("rules").equals(from_summary.drop("rules"))
+    # Estimates agree; the intervals differ by design: the rows store clusters by deal, the
+    # summary store (which keeps no deals) by shard, with t on shards - 1 degrees of freedom.
+    intervals = [c for c in from_rows.columns if c.endswith(("_low", "_high"))] + ["clusters"]
+    assert from_rows.drop("rules", *intervals).equals(from_summary.drop("rules", *intervals))
+    assert (from_summary["clusters"] == 4).all()  # 600 games in shards of 150
+    assert (from_summary["mean_low"] < from_summary["mean"]).all()
 
 
 def test_ties_are_counted(tables):

@@ -13,8 +13,9 @@ from sim.stats.seats import (
     token_table,
 )
 from sim.stats.synthetic import SyntheticDesign
+from sim.stats.units import cluster_units
 
-ROW_COLUMNS = ["game_id", "players", "rules", "strategy", "seat", "score", "win",
+ROW_COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win",
                "tree_phases_as_token_holder", "light_tiles_drawn"]
 
 
@@ -24,36 +25,50 @@ def _analyse(write_batch, design):
     return batch, rows, score_histogram(batch, rows)
 
 
+def _tests(batch, rows, histogram, margin=0.02):
+    return seat_tests(histogram, cluster_units(batch, rows), fair_margin=margin)
+
+
 def test_seat_gap_is_found_and_covered(write_batch):
     design = SyntheticDesign(name="seat-gap", deals=3000, games_per_shard=1000,
                              seat_points=(2.0, 0.0, 0.0, -2.0))
-    _, rows, histogram = _analyse(write_batch, design)
-    test = seat_tests(histogram, rows).row(0, named=True)
+    batch, rows, histogram = _analyse(write_batch, design)
+    tests, gaps = _tests(batch, rows, histogram)
+    test = tests.row(0, named=True)
     assert test["balanced"] and test["p_value"] < 1e-6
     assert (test["high_score_seat"], test["low_score_seat"]) == (0, 3)
     assert test["score_gap_low"] < 4.0 < test["score_gap_high"]
     assert (test["best_seat"], test["worst_seat"]) == (0, 3)
     assert test["win_gap_low"] > 0
-    summary = seat_tests(histogram).row(0, named=True)  # the summary store's formulas
-    assert summary["chi_square"] == pytest.approx(test["chi_square"])
+    assert test["verdict"] == "unfair"  # seat 1 over seat 4 is far above 2 points
+    assert gaps.height == 6  # every pair of four seats
+    # The summary store clusters by shard (3 shards here): same estimates, wider intervals.
+    summary_design = SyntheticDesign(**{**design.__dict__, "store": "summary",
+                                        "name": "seat-gap-summary"})
+    summary_batch = open_batch(write_batch(summary_design))
+    summary = _tests(summary_batch, None, score_histogram(summary_batch))[0].row(0, named=True)
+    assert summary["score_gap"] == pytest.approx(test["score_gap"])
     assert summary["score_gap_low"] < 4.0 < summary["score_gap_high"]
 
 
 def test_equal_seats_are_not_rejected(write_batch):
     design = SyntheticDesign(name="no-seat-gap", deals=2000, games_per_shard=1000, seed=5)
-    _, rows, histogram = _analyse(write_batch, design)
-    test = seat_tests(histogram, rows).row(0, named=True)
+    batch, rows, histogram = _analyse(write_batch, design)
+    test = _tests(batch, rows, histogram)[0].row(0, named=True)
     assert test["p_value"] > 0.05
     assert test["win_gap_low"] < 0 < test["win_gap_high"]
+    # 2,000 games cannot show every gap within 2 points, but can within 8.
+    assert test["verdict"] == "undecided"
+    assert _tests(batch, rows, histogram, 0.08)[0]["verdict"][0] == "fair"
 
 
 def test_fixed_mixed_lineup_is_not_tested(write_batch):
     design = SyntheticDesign(name="fixed-lineup", deals=200, games_per_shard=100,
                              lineup=("greedy", "random", "random", "random"))
-    _, rows, histogram = _analyse(write_batch, design)
+    batch, rows, histogram = _analyse(write_batch, design)
     assert not strategy_mix_is_balanced(histogram)["balanced"][0]
-    test = seat_tests(histogram, rows).row(0, named=True)
-    assert test["chi_square"] is None and not test["balanced"]
+    test = _tests(batch, rows, histogram)[0].row(0, named=True)
+    assert test["wald_f"] is None and test["verdict"] is None and not test["balanced"]
 
 
 def test_rotated_lineup_is_balanced(write_batch):
@@ -76,6 +91,17 @@ def test_extra_token_phase_is_worth_what_was_built_in(write_batch):
     effect = extra_token_effect(rows).row(0, named=True)
     assert effect["score_gap_low"] < 2.5 < effect["score_gap_high"]
     assert effect["win_gap_low"] > 0
+
+
+def test_seat_effect_is_not_taken_for_a_token_effect(write_batch):
+    """The first seats lead the extra tree phases; a seat advantage alone must not show up as
+    a token effect once the seat is held fixed."""
+    design = SyntheticDesign(name="seat-not-token", deals=4000, games_per_shard=1000,
+                             seat_points=(2.0, 1.0, 0.0, -1.0), seed=8)
+    _, rows, _ = _analyse(write_batch, design)
+    effect = extra_token_effect(rows).row(0, named=True)
+    assert effect["score_gap_low"] < 0 < effect["score_gap_high"]
+    assert effect["win_gap_low"] < 0 < effect["win_gap_high"]
     table = token_table(rows)
     # Seat s leads the tree phases k = s, s + P, ... below the light tiles drawn.
     expected = ((pl.col("light_tiles_drawn") - pl.col("seat") + 3) // 4).clip(0)

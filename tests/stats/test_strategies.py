@@ -5,9 +5,11 @@ import polars as pl
 import pytest
 
 from sim.stats.batch import open_batch
-from sim.stats.scores import distributions, score_histogram
+from sim.stats.scores import score_histogram
+from sim.stats.seats import strategy_mix_is_balanced
 from sim.stats.strategies import head_to_head, strategy_gaps
 from sim.stats.synthetic import SyntheticDesign
+from sim.stats.units import cluster_units
 
 DESIGN = SyntheticDesign(name="mixed", deals=3000, games_per_shard=1000,
                          lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True,
@@ -28,7 +30,8 @@ def batch(write_batch):
 
 
 def test_head_to_head_covers_the_true_rate(batch):
-    matrix = head_to_head(batch.scan(["game_id", "players", "rules", "strategy", "rank"]))
+    matrix = head_to_head(batch.scan(["game_id", "deal_id", "players", "rules", "strategy",
+                                      "rank"]))
     greedy = matrix.filter(pl.col("strategy") == "greedy").row(0, named=True)
     random = matrix.filter(pl.col("strategy") == "random").row(0, named=True)
     assert greedy["games"] == random["games"] == DESIGN.games
@@ -41,13 +44,14 @@ def test_head_to_head_covers_the_true_rate(batch):
 def test_no_mixed_games_no_head_to_head(write_batch):
     batch = open_batch(write_batch(SyntheticDesign(name="mirror", deals=50,
                                                    games_per_shard=50)))
-    assert head_to_head(batch.scan(["game_id", "players", "rules", "strategy", "rank"])
+    assert head_to_head(batch.scan(["game_id", "deal_id", "players", "rules", "strategy", "rank"])
                         ).is_empty()
 
 
 def test_strategy_gap_covers_the_built_in_edge(batch):
-    pooled = distributions(score_histogram(batch)).filter(pl.col("seat").is_null())
-    gap = strategy_gaps(pooled).row(0, named=True)
+    gap = strategy_gaps(cluster_units(batch),
+                        strategy_mix_is_balanced(score_histogram(batch))).row(0, named=True)
+    assert gap["method"].startswith("seat-standardised")
     assert (gap["best"], gap["worst"]) == ("greedy", "random")
     assert gap["score_gap_low"] < 3.0 < gap["score_gap_high"]
     assert gap["best_win_rate"] > gap["worst_win_rate"]

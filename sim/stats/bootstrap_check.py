@@ -1,0 +1,133 @@
+"""Check the reported standard errors of a real batch against an independent deal bootstrap.
+
+``python -m sim.stats.bootstrap_check RUN_DIR [--resamples 200]`` resamples the batch's deals
+with replacement (each drawn deal keeps all its replays and seats), recomputes the point
+estimates with the same functions the report uses, and prints, per quantity, the standard error
+behind the reported interval, the bootstrap's standard deviation and their ratio. A ratio near 1
+says the interval counts the design's correlation as a brute-force resampling does; the
+coverage tests (``tests/stats/test_coverage.py``) check the same on synthetic data with known
+truth. Rows store only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import polars as pl
+
+from sim.stats.batch import open_batch
+from sim.stats.clustered import t_critical
+from sim.stats.scores import distributions, score_histogram
+from sim.stats.seats import extra_token_effect, seat_gap_family, strategy_mix_is_balanced
+from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.units import cluster_units
+from sim.stats.variance import light_tile_effect, tile_impact
+
+COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "rank", "win"]
+EXTRA = ["tree_phases_as_token_holder", "light_tiles_drawn", "removed_tiles_mask"]
+ROWS = SimpleNamespace(is_rows=True)
+
+
+def _half_to_se(low: np.ndarray, high: np.ndarray, clusters: int) -> np.ndarray:
+    return (np.asarray(high) - np.asarray(low)) / (2.0 * t_critical(clusters))
+
+
+def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
+    """Every checked quantity of ``rows``: name -> (estimate, reported standard error)."""
+    lazy = rows.lazy()
+    units = cluster_units(ROWS, lazy)
+    histogram = score_histogram(ROWS, lazy)
+    clusters = int(rows["deal_id"].n_unique())
+    found: dict[str, tuple[float, float]] = {}
+    table = distributions(histogram, units)
+    for row in table.iter_rows(named=True):
+        where = f"seat {row['seat'] + 1}" if row["seat"] is not None else "all seats"
+        label = f"{row['strategy']}, {where}"
+        se = _half_to_se(row["mean_low"], row["mean_high"], clusters)
+        found[f"mean score: {label}"] = (row["mean"], float(se))
+        if not row["win_rate_fixed"]:
+            se = _half_to_se(row["win_rate_low"], row["win_rate_high"], clusters)
+            found[f"win rate: {label}"] = (row["win_rate"], float(se))
+    seats, pairs, win, score, _, _ = seat_gap_family(units)
+    for k, (i, j) in enumerate(pairs):
+        pair = f"seat {seats[i] + 1} - seat {seats[j] + 1}"
+        found[f"win-rate gap: {pair}"] = (win.estimates[k], win.standard_errors[k])
+        found[f"score gap: {pair}"] = (score.estimates[k], score.standard_errors[k])
+    gaps = strategy_gaps(units, strategy_mix_is_balanced(histogram))
+    for row in gaps.iter_rows(named=True):
+        se = _half_to_se(row["score_gap_low"], row["score_gap_high"], clusters)
+        found[f"strategy gap: {row['best']} - {row['worst']}"] = (row["score_gap"], float(se))
+    matrix = head_to_head(lazy)
+    for row in matrix.iter_rows(named=True) if not matrix.is_empty() else []:
+        se = _half_to_se(row["ahead_rate_low"], row["ahead_rate_high"], clusters)
+        found[f"head-to-head: {row['strategy']} over {row['opponent']}"] = (row["ahead_rate"],
+                                                                            float(se))
+    if "tree_phases_as_token_holder" in rows.columns:
+        for row in extra_token_effect(lazy).iter_rows(named=True):
+            se = _half_to_se(row["score_gap_low"], row["score_gap_high"], clusters)
+            found["token: points per extra phase led"] = (row["score_gap"], float(se))
+            se = _half_to_se(row["win_gap_low"], row["win_gap_high"], clusters)
+            found["token: win chance per extra phase led"] = (row["win_gap"], float(se))
+        light, _ = light_tile_effect(lazy)
+        for row in light.filter(pl.col("deals") >= 100).iter_rows(named=True):
+            se = _half_to_se(row["mean_low"], row["mean_high"], row["deals"])
+            found[f"mean score at {row['light_tiles_drawn']} light tiles"] = (row["mean"],
+                                                                              float(se))
+    if "removed_tiles_mask" in rows.columns:
+        for row in tile_impact(lazy).iter_rows(named=True):
+            found[f"tile {row['tile']} removed"] = (row["effect"], row["effect_se"])
+    return found
+
+
+def bootstrap(rows: pl.DataFrame, resamples: int, seed: int = 1) -> pl.DataFrame:
+    """Reported SE, bootstrap SD and their ratio for every quantity of ``estimates``."""
+    reported = estimates(rows)
+    deals = np.unique(rows["deal_id"].to_numpy())
+    by_deal = rows.partition_by("deal_id", as_dict=True)
+    generator = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {name: [] for name in reported}
+    for resample in range(resamples):
+        chosen = generator.choice(deals, size=deals.size, replace=True)
+        parts = []
+        for new_id, deal in enumerate(chosen):
+            part = by_deal[(deal,)]
+            # A deal drawn twice is two independent units: new deal and game ids.
+            parts.append(part.with_columns(deal_id=pl.lit(new_id, pl.Int64),
+                                           game_id=pl.col("game_id") - pl.col("game_id").min()
+                                           + new_id * 1_000))
+        values = estimates(pl.concat(parts))
+        for name in draws:
+            if name in values:
+                draws[name].append(values[name][0])
+        print(f"\r  resample {resample + 1}/{resamples}", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    records = []
+    for name, (estimate, se) in reported.items():
+        spread = float(np.std(draws[name], ddof=1)) if len(draws[name]) > 1 else float("nan")
+        records.append({"quantity": name, "estimate": estimate, "reported_se": se,
+                        "bootstrap_se": spread, "ratio": se / spread if spread > 0 else None})
+    return pl.DataFrame(records)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: print the comparison table for a batch folder."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("--resamples", type=int, default=200)
+    arguments = parser.parse_args(argv)
+    batch = open_batch(arguments.run_dir)
+    columns = COLUMNS + [c for c in EXTRA if batch.has_columns(c)]
+    rows = batch.scan(columns).with_columns(pl.col("players").cast(pl.Int64)).collect()
+    table = bootstrap(rows, arguments.resamples)
+    with pl.Config(tbl_rows=-1, tbl_width_chars=160, fmt_str_lengths=60):
+        print(table)
+    ratios = table["ratio"].drop_nulls()
+    print(f"ratio of reported to bootstrap SE: median {ratios.median():.3f}, "
+          f"range {ratios.min():.3f} to {ratios.max():.3f}, {ratios.len()} quantities")
+
+
+if __name__ == "__main__":
+    main()

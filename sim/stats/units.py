@@ -1,0 +1,48 @@
+"""The batch cut into its independent units (clusters), with the sums every interval needs.
+
+A cluster is a deal in the rows store (all its replays and all seats of each) and a shard in the
+summary store (which keeps no deal ids; shards hold disjoint games). One row per (players, rules,
+strategy, seat, cluster) with exact integer sums: ``player_games``, ``score_sum`` and
+``win_units`` (win shares times ``WIN_SCALE``), so every later reduction gives the same bits.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sim.stats.batch import Batch, rules_label
+from sim.stats.clustered import WIN_SCALE
+
+UNIT_KEYS = ["players", "rules", "strategy", "seat", "cluster"]
+
+
+def win_units(column: str = "win") -> pl.Expr:
+    """A win share (1/k for a win shared by k seats) as an exact integer count of 1/WIN_SCALE."""
+    return (pl.col(column).cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64)
+
+
+def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """Per (players, rules, strategy, seat, cluster): ``player_games``, ``score_sum``,
+    ``win_units``; ``cluster`` is the deal (rows store) or the shard (summary store)."""
+    if batch.is_rows:
+        source = rows if rows is not None else batch.scan(["deal_id", "players", "rules",
+                                                            "strategy", "seat", "score", "win"])
+        units = source.group_by(["players", "rules", "strategy", "seat",
+                                 pl.col("deal_id").alias("cluster")]).agg(
+            player_games=pl.len().cast(pl.Int64),
+            score_sum=pl.col("score").cast(pl.Int64).sum(),
+            win_units=win_units().sum())
+    else:
+        columns = ["players", "seat", "strategy", "score", "count", "win_sum",
+                   *batch.varying_rules]
+        frame = batch.scan_by_shard(columns).with_columns(
+            rules_label(batch.varying_rules)).rename({"shard": "cluster"})
+        units = frame.group_by(["players", "rules", "strategy", "seat", "cluster"]).agg(
+            player_games=pl.col("count").cast(pl.Int64).sum(),
+            score_sum=(pl.col("score").cast(pl.Int64) * pl.col("count").cast(pl.Int64)).sum(),
+            win_units=(pl.col("win_sum").cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64)
+            .sum())
+    return (units.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                               pl.col("strategy").cast(pl.String),
+                               pl.col("cluster").cast(pl.Int64))
+            .sort(UNIT_KEYS).collect())
