@@ -149,7 +149,8 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
               .group_by([*keys, "cluster"]).agg(pl.col("shared").sum()).collect())
     per_deal = per_deal.join(shared, on=[*keys, "cluster"])
     starvation = grouped_ratio_intervals(per_deal, keys, "constrained", "phases",
-                                         "starvation_constrained")
+                                         "starvation_constrained").with_columns(
+        pl.col("starvation_constrained_low", "starvation_constrained_high").clip(0.0, 1.0))
     ties = grouped_ratio_intervals(per_deal, keys, "shared", "games", "tie_rate")
     games = per_deal.group_by(keys).agg(pl.col("games").sum())
     skill = grouped_ratio_intervals(_skill_units(rows, strongest), keys, "ahead", "games",

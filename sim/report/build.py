@@ -160,8 +160,9 @@ def _seat_test_text(row: dict) -> str:
     return (f"{where}: {test}. Largest win-rate gap: seat {row['best_seat'] + 1} minus seat "
             f"{row['worst_seat'] + 1} = {100 * row['win_gap']:.1f} percentage points "
             f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
-            f"{100 * row['win_gap_high']:.1f}; no gap between two seats exceeds "
-            f"{100 * row['win_gap_bound']:.1f}). Largest mean-score gap: seat "
+            f"{100 * row['win_gap_high']:.1f}; the data rule out a gap above "
+            f"{100 * row['win_gap_bound']:.1f} points between any two seats). Largest "
+            f"mean-score gap: seat "
             f"{row['high_score_seat'] + 1} minus seat {row['low_score_seat'] + 1} = "
             f"{row['score_gap']:.2f} points ({row['score_gap_low']:.2f} to "
             f"{row['score_gap_high']:.2f}); {row['gap_method']}.")
@@ -340,7 +341,8 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
                                      "read as the worth of one more light tile"))
                 blocks.append(Paragraph(
                     f"{row['players']} players: the mean peaks at {row['peak_count']} light "
-                    f"tiles ({_with_ci(row['peak_mean'], row['peak_low'], row['peak_high'])}); "
+                    f"tiles: {_number(row['peak_mean'])} points, 95% CI "
+                    f"{_number(row['peak_low'])} to {_number(row['peak_high'])}; "
                     f"{line}."))
     if len(blocks) == 1:
         blocks.append(Paragraph("Needs the rows store (and, for the deal's share, replayed "

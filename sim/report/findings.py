@@ -200,7 +200,7 @@ def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
     text = (f"Light tiles drawn do not add points at a constant rate (lack-of-fit "
             f"F = {row['lack_of_fit_f']:.0f}, {format_p_value(row['lack_of_fit_p'])}): the mean "
             f"score goes from {first['mean']:.1f} with {first['light_tiles_drawn']} light tiles "
-            f"to a peak of {row['peak_mean']:.1f} (±{peak_half:.1f}) with {row['peak_count']}, "
+            f"to a peak of {row['peak_mean']:.1f} (±{peak_half:.2f}) with {row['peak_count']}, "
             f"and is {last['mean']:.1f} with {last['light_tiles_drawn']}")
     if row["step"] == row["step"]:  # not NaN
         step_half = row["step_high"] - row["step"]

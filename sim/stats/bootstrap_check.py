@@ -85,20 +85,27 @@ def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
 def bootstrap(rows: pl.DataFrame, resamples: int, seed: int = 1) -> pl.DataFrame:
     """Reported SE, bootstrap SD and their ratio for every quantity of ``estimates``."""
     reported = estimates(rows)
-    deals = np.unique(rows["deal_id"].to_numpy())
-    by_deal = rows.partition_by("deal_id", as_dict=True)
+    rows = rows.sort(["deal_id", "game_id", "seat"])
+    deal_ids = rows["deal_id"].to_numpy()
+    deals, starts, sizes = np.unique(deal_ids, return_index=True, return_counts=True)
+    games_per_deal = rows.group_by("deal_id").agg(pl.col("game_id").n_unique()).sort(
+        "deal_id")["game_id"].to_numpy()
     generator = np.random.default_rng(seed)
     draws: dict[str, list[float]] = {name: [] for name in reported}
     for resample in range(resamples):
-        chosen = generator.choice(deals, size=deals.size, replace=True)
-        parts = []
-        for new_id, deal in enumerate(chosen):
-            part = by_deal[(deal,)]
-            # A deal drawn twice is two independent units: new deal and game ids.
-            parts.append(part.with_columns(deal_id=pl.lit(new_id, pl.Int64),
-                                           game_id=pl.col("game_id") - pl.col("game_id").min()
-                                           + new_id * 1_000))
-        values = estimates(pl.concat(parts))
+        chosen = generator.integers(0, deals.size, deals.size)
+        # Row indices of every drawn deal, in draw order; a deal drawn twice is two units.
+        lengths = sizes[chosen]
+        offsets = np.repeat(starts[chosen] - np.cumsum(lengths) + lengths, lengths)
+        index = offsets + np.arange(lengths.sum())
+        new_deal = np.repeat(np.arange(deals.size), lengths)
+        first_game = rows["game_id"].to_numpy()[starts[chosen]]
+        game_shift = np.repeat(np.cumsum(games_per_deal[chosen]) - games_per_deal[chosen]
+                               - first_game, lengths)
+        sample = rows[index].with_columns(
+            deal_id=pl.Series(new_deal, dtype=pl.Int64),
+            game_id=pl.col("game_id") + pl.Series(game_shift, dtype=pl.Int64))
+        values = estimates(sample)
         for name in draws:
             if name in values:
                 draws[name].append(values[name][0])
