@@ -222,21 +222,23 @@ def grouped_ratio_intervals(units: pl.DataFrame, by: list[str], value: str, coun
     group and cluster, or finer) with its cluster-robust standard error and t interval.
 
     Returns columns ``by``, ``{prefix}``, ``{prefix}_se``, ``{prefix}_low``, ``{prefix}_high``
-    and ``{prefix}_clusters``. The reductions run in numpy on sorted arrays, so the bits do not
-    depend on polars' thread scheduling.
+    and ``{prefix}_clusters``, sorted by ``by``. The reductions run in numpy over cells sorted by
+    (group, cluster), so the bits depend only on the rows' order within a cell (irrelevant for
+    integer sums; callers sort float values).
     """
-    cells = (units.group_by([*by, cluster]).agg(pl.col(value).sum().alias("_value"),
-                                                pl.col(count).sum().alias("_count"))
-             .sort([*by, cluster]))
-    # Cells are sorted by the group keys, so each group is one run of equal keys.
-    group_index = cells.select(pl.struct(by).rle_id().alias("_group"))["_group"].to_numpy()
-    keys = cells.select(by).unique(maintain_order=True)
+    keys = units.select(by).unique().sort(by, nulls_last=True)
     if keys.is_empty():
         return keys.with_columns(**{name: pl.lit(None, dtype=pl.Float64) for name in
                                     (prefix, f"{prefix}_se", f"{prefix}_low", f"{prefix}_high")},
                                  **{f"{prefix}_clusters": pl.lit(None, dtype=pl.Int64)})
-    y = cells["_value"].to_numpy().astype(float)
-    x = cells["_count"].to_numpy().astype(float)
+    group = (units.select(by).join(keys.with_row_index("_group"), on=by, how="left",
+                                   nulls_equal=True, maintain_order="left")
+             ["_group"].to_numpy().astype(np.int64))
+    cluster_ids, cluster_index = np.unique(units[cluster].to_numpy(), return_inverse=True)
+    cells, cell_index = np.unique(group * cluster_ids.size + cluster_index, return_inverse=True)
+    y = np.bincount(cell_index, weights=units[value].to_numpy().astype(float))
+    x = np.bincount(cell_index, weights=units[count].to_numpy().astype(float))
+    group_index = cells // cluster_ids.size
     groups = keys.height
     y_total = np.bincount(group_index, weights=y, minlength=groups)
     x_total = np.bincount(group_index, weights=x, minlength=groups)

@@ -268,7 +268,7 @@ def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataF
                   "games": int(panel["game_id"].n_unique()), "clusters": clusters}
         for outcome, name in (("score_within", "score_gap"), ("win_within", "win_gap")):
             fit = sm.OLS(centred[outcome].to_numpy(), design).fit(
-                cov_type="cluster", cov_kwds={"groups": deals})
+                method="qr", cov_type="cluster", cov_kwds={"groups": deals})
             estimate, se = float(fit.params[0]), float(fit.bse[0])
             record.update({name: estimate, f"{name}_low": estimate - critical * se,
                            f"{name}_high": estimate + critical * se})

@@ -42,7 +42,7 @@ def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFram
             score_sum=(pl.col("score").cast(pl.Int64) * pl.col("count").cast(pl.Int64)).sum(),
             win_units=(pl.col("win_sum").cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64)
             .sum())
+    # Not sorted: every sum here is an integer, so later reductions are exact in any order.
     return (units.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
                                pl.col("strategy").cast(pl.String),
-                               pl.col("cluster").cast(pl.Int64))
-            .sort(UNIT_KEYS).collect())
+                               pl.col("cluster").cast(pl.Int64)).collect())

@@ -220,7 +220,7 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
         design = removed[:, tiles]
         if np.linalg.matrix_rank(design) < len(tiles):
             continue
-        fit = sm.OLS(score, design).fit(cov_type="HC1")
+        fit = sm.OLS(score, design).fit(method="qr", cov_type="HC1")
         critical = t_critical(mask.size, confidence)
         others = (np.ones((len(tiles), len(tiles))) - np.eye(len(tiles))) / (len(tiles) - 1)
         contrasts = np.eye(len(tiles)) - others
