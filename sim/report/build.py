@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from sim.files import write_bytes_atomic, write_text_atomic
+from sim.games.registry import get_game
 from sim.report import plots
 from sim.report.document import (
     Block,
@@ -34,7 +35,6 @@ from sim.stats.analysis import BatchAnalysis, analyse_batch
 from sim.stats.batch import open_batch
 
 FIGURE_DIR = "figures"
-GAME_TITLES = {"legendary-forests": "Legendary Forests", "harmonies": "Harmonies"}
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def _group_header(show_rules: bool) -> list[str]:
 def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
     batch = analysis.batch
     manifest = batch.manifest
-    facts = (f"{GAME_TITLES.get(batch.game, batch.game)}; {batch.store} store; "
+    facts = (f"{get_game(batch.game).title}; {batch.store} store; "
              f"{analysis.games:,} games in {len(batch.shard_files)} shards; status "
              f"{batch.status}; config hash {str(manifest.get('config_hash', '?'))[:12]}; "
              f"written by sim {manifest.get('sim_version', '?')}.")
@@ -366,7 +366,7 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
 
 def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
     methods = [
-        "Seats are numbered from 0: seat 0 is the Architect and the first token holder.",
+        *get_game(analysis.batch.game).report_notes(),
         "Win rates: a win shared by k seats counts 1/k; intervals are 95% Wilson score "
         "intervals.",
         "Mean scores: mean ± 1.96 SD/√n, treating player-games as independent.",

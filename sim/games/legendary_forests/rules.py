@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sim.games.legendary_forests.tiles import GRASS, TileSet
+from sim.games.legendary_forests.data import GRASS, TileSet
 from sim.rng import seed_state, shuffle_in_place
 
 LEAF_COLOURS = 3
