@@ -1,5 +1,5 @@
 """Property tests: after random legal play on random tile sets, the engine's incremental state
-equals a from-scratch recomputation by the reference code in ``planet.py``."""
+equals a from-scratch recomputation by the reference code in ``position.py``."""
 
 from collections import Counter
 
