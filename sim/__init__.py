@@ -12,9 +12,9 @@ def _numba_cache_dir() -> Path:
     ``strategies``.
 
     numba's on-disk cache checks only the timestamp of the file that defines a compiled
-    function, not of the files it calls: after an edit to, say, ``rules.py`` the game kernel in
-    ``kernel.py`` would load stale machine code. A folder per source hash makes any edit a
-    fresh cache, while an unchanged checkout keeps loading its kernels instantly."""
+    function, not of the files it calls: after an edit to, say, ``rules.py`` the game loop in
+    ``sim/loops/<game>/loop.py`` would load stale machine code. A folder per source hash makes
+    any edit a fresh cache, while an unchanged checkout keeps loading its kernels instantly."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     for package in ("sim", "strategies"):

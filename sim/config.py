@@ -16,17 +16,16 @@ from typing import Any
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
-from sim.games.registry import get_game
+from sim.games.registry import default_game, games, get_game
 from sim.strategy_spec import did_you_mean, parse_strategy
 
 STORES = ("rows", "summary")
-DATA_FIELDS = {"tiles", "data"}  # a game's data file field: Legendary Forests tiles, Harmonies data
 DEFAULT_SHARD_SIZE = 10_000
 
 # Every top-level field a config may have, with its expected type and a description.
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "name": (str, "batch name (default: the config file's stem)"),
-    "game": (str, "legendary-forests or harmonies"),
+    "game": (str, "the game (sim.games registry; default: the first registered)"),
     "players": (int, "number of players"),
     "strategies": (list, "one strategy per seat, or a single one for every seat"),
     "pool": (list, "strategies that rotate through the seats (instead of `strategies`)"),
@@ -75,6 +74,11 @@ class BatchConfig:
     def shards(self) -> int:
         """Number of shards in the batch."""
         return -(-self.games // self.shard_size)
+
+
+def data_fields() -> set[str]:
+    """The data-file fields of every registered game (each game names its own)."""
+    return {game.data_option for game in games().values() if game.data_option}
 
 
 def _type_name(expected) -> str:
@@ -137,7 +141,8 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
     from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    known = set(FIELDS) | DATA_FIELDS
+    data_keys = data_fields()
+    known = set(FIELDS) | data_keys
     for key in document:
         if key not in known:
             raise InputError(f"{source}: unknown field '{key}'{did_you_mean(key, known)}")
@@ -154,7 +159,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         merged.pop("deals", None)
     merged_rules = {**document.get("rules", {}), **rules_overrides}
 
-    game = get_game(_check_type(merged.get("game", "legendary-forests"), str, source, "game"),
+    game = get_game(_check_type(merged.get("game", default_game()), str, source, "game"),
                     f"{source}: field 'game'")
     players = game.check_players(merged.get("players", 4), source)
     rules = game.resolve_rules(merged_rules, f"{source}: table 'rules'")
@@ -166,7 +171,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     elif data_key in document:
         value = _check_type(document[data_key], str, source, data_key)
         data_file = str((base_dir / value).resolve()) if not Path(value).is_absolute() else value
-    for other in DATA_FIELDS:
+    for other in sorted(data_keys):
         if other in document and other != data_key:
             raise InputError(f"{source}: field '{other}': not used by {game.name} "
                              f"(its data field is '{data_key}')")

@@ -134,17 +134,16 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
     """Drawings of the shard's highest- and lowest-scoring games (by the best score of the
     game), replayed from their seeds, for the report."""
-    draw = getattr(game, "final_drawings", None)
-    if draw is None:
-        return None
     best = rows.group_by("game_id").agg(pl.col("score").max()).sort(["score", "game_id"])
     picks = [("lowest", int(best["game_id"][0])), ("highest", int(best["game_id"][-1]))]
     records = []
     for kind, game_id in picks:
         offset = game_id - task.first_game
         lineup = [specs[i] for i in seat_lineup[offset]]
-        drawings = draw(task.data, task.config.players, task.config.rules, lineup,
-                        deals[offset], strategies[offset])
+        drawings = game.final_drawings(task.data, task.config.players, task.config.rules,
+                                       lineup, deals[offset], strategies[offset])
+        if drawings is None:
+            return None  # the game draws no positions
         seat_rows = rows.filter(pl.col("game_id") == game_id).sort("seat")
         for seat, drawing in enumerate(drawings):
             records.append({"game_id": game_id, "kind": kind, "seat": seat,

@@ -134,7 +134,7 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
     adaptive_table = document.pop("adaptive", None)
     if not isinstance(grid, dict) or not grid:
         raise InputError(f"{source}: field 'sweep': expected a table of axes, e.g. "
-                         f"[sweep] trees_per_colour_per_player = [1, 2, 3]")
+                         f"[sweep] players = [2, 3, 4]")
     overrides = dict(overrides or {})
     grid = dict(grid)
     base = config_from_document(document, source, base_dir, default_name, overrides)
@@ -234,15 +234,15 @@ def point_is_done(rows: pl.LazyFrame, rule: AdaptiveRule) -> bool:
     return metric_half_width(rows, rule.metric) <= rule.half_width
 
 
-def point_games_done(point: SweepPoint) -> int:
-    """Games finished at a point (its finished shards)."""
-    return _point_games_done(point)
-
-
 def _point_games_done(point: SweepPoint) -> int:
     config = point.config
     done = finished_shards(Path(config.output), config.store)
     return sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
+
+
+def games_done(point: SweepPoint) -> int:
+    """Games finished so far at grid point ``point`` (its finished shards)."""
+    return _point_games_done(point)
 
 
 def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:

@@ -154,14 +154,12 @@ def seat_schedule(strategies: int, players: int) -> np.ndarray:
 def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                 seat_strategy: np.ndarray, deals: np.ndarray, strategy: np.ndarray):
     """Worker: play one chunk; returns (scores, wins, compile seconds or None)."""
-    from sim.games.legendary_forests import kernel
-
-    before = {key: variant.compile_seconds[0] for key, variant in kernel._VARIANTS.items()}
+    before = game.variant_compile_seconds()
     columns = game.play_shard(data, players, rules, lineup, seat_strategy, deals, strategy)
     compiled = None
-    for key, variant in kernel._VARIANTS.items():
-        if before.get(key) is None and variant.compile_seconds[0] is not None:
-            compiled = variant.compile_seconds[0]
+    for key, seconds in game.variant_compile_seconds().items():
+        if before.get(key) is None and seconds is not None:
+            compiled = seconds
     games = len(deals)
     return (columns["score"].reshape(games, players).astype(np.int64),
             columns["win"].reshape(games, players).astype(np.float64), compiled)

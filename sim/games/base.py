@@ -1,8 +1,10 @@
-"""The small interface through which the runner, the store and the reports know a game.
+"""The small interface through which the runner, the store, the reports and the CLI know a game.
 
-A game module provides one ``Game`` subclass. Everything game-specific (rules, data files,
-strategies, what a row of results holds) stays behind it; the runner only asks it to play a
-shard of seeded games and gets back named columns with one row per (game, seat).
+A game provides one ``Game`` subclass (``sim/loops/<game>/game.py``) and registers it in the
+``sim.games`` entry-point group (``sim.games.registry``). Everything game-specific (rules, data
+files, strategies, what a row of results holds, the notes its reports need) is declared on it;
+the runner only asks it to play a shard of seeded games and gets back named columns with one row
+per (game, seat).
 """
 
 from __future__ import annotations
@@ -29,6 +31,13 @@ class RulesParameter:
     maximum: int
     help: str
     choices: tuple[tuple[str, int], ...] = ()
+    # Also a command-line option of its own (``--removed-tiles``), besides ``--rule NAME=VALUE``.
+    option: bool = False
+
+    @property
+    def option_name(self) -> str:
+        """``--name-with-dashes``: the command-line option of an ``option`` parameter."""
+        return "--" + self.name.replace("_", "-")
 
     def check(self, value: Any, source: str) -> int:
         """The value as an int, or an InputError naming ``source`` and this field."""
@@ -107,11 +116,14 @@ class ScoredFile:
 class Game(ABC):
     """A game the simulator can play. Subclasses declare their parameters in one place."""
 
-    name: str = ""
-    title: str = ""
+    name: str = ""  # the CLI name, e.g. ``my-game`` (also the entry point's name)
+    title: str = ""  # how reports and tables write it
+    listing_order: int = 100  # place in the list of games (lowest first: the default game)
     min_players: int = 1
     max_players: int = 1
     data_option: str = ""  # the CLI option / config field naming the game's data file
+    data_help: str = ""  # what the data option takes, e.g. "a tile-set TOML file"
+    position_help: str = ""  # what ``sim score`` reads, e.g. "a planet (JSON)"
     rules_parameters: tuple[RulesParameter, ...] = ()
 
     def default_rules(self) -> dict[str, int]:
@@ -172,3 +184,36 @@ class Game(ABC):
     @abstractmethod
     def score_file(self, path: str, data: Any) -> ScoredFile:
         """Validate and score a position file, for ``sim score``."""
+
+    def final_drawings(self, data: Any, players: int, rules: dict[str, int],
+                       lineup: list[StrategySpec], deal_seed: int,
+                       strategy_seed: int) -> list[str] | None:
+        """Each seat's final position, drawn, for a game given by its seeds (the report shows
+        the highest- and lowest-scoring games this way); None when the game draws nothing."""
+        return None
+
+    def report_notes(self) -> list[str]:
+        """Notes the report's methods section needs for this game (e.g. who seat 0 is)."""
+        return []
+
+    def play_shard_in_driver(self, data: Any, players: int, rules: dict[str, int],
+                             lineup: list[StrategySpec], game_seat_strategy: np.ndarray,
+                             deal_seeds: np.ndarray,
+                             strategy_seeds: np.ndarray) -> dict[str, np.ndarray]:
+        """``play_shard`` played by the game's Python driver instead of the compiled loop: the
+        same columns, which must be identical (the contract suite checks it)."""
+        raise NotImplementedError(f"{self.name}: no Python driver")
+
+    def hidden_information_decisions(self, data: Any, players: int, rules: dict[str, int],
+                                     lineup: list[StrategySpec], seed: int,
+                                     shuffle: int | None) -> tuple[list, np.ndarray]:
+        """The decisions of the game's first turns (before any hidden information would be
+        revealed) with the hidden information (draw order, bag, deck) re-shuffled by
+        ``shuffle`` after the deal (None: as dealt), and that hidden information. A strategy
+        that sees only public information decides the same whatever ``shuffle`` is."""
+        raise NotImplementedError(f"{self.name}: no hidden-information probe")
+
+    def variant_compile_seconds(self) -> dict:
+        """Compile seconds of each lineup-specific loop variant built in this process (None
+        until compiled); empty for a game without such variants."""
+        return {}

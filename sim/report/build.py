@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from sim.files import write_bytes_atomic, write_text_atomic
+from sim.games.registry import get_game
 from sim.report import plots
 from sim.report.document import (
     Block,
@@ -35,7 +36,6 @@ from sim.stats.batch import open_batch
 from sim.stats.seats import FAIR_MARGIN
 
 FIGURE_DIR = "figures"
-GAME_TITLES = {"legendary-forests": "Legendary Forests", "harmonies": "Harmonies"}
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def _group_header(show_rules: bool) -> list[str]:
 def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
     batch = analysis.batch
     manifest = batch.manifest
-    facts = (f"{GAME_TITLES.get(batch.game, batch.game)}; {batch.store} store; "
+    facts = (f"{get_game(batch.game).title}; {batch.store} store; "
              f"{analysis.games:,} games in {len(batch.shard_files)} shards; status "
              f"{batch.status}; config hash {str(manifest.get('config_hash', '?'))[:12]}; "
              f"written by sim {manifest.get('sim_version', '?')}.")
@@ -399,7 +399,7 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
 
 def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
     methods = [
-        "Seats are counted from 1: seat 1 is the first player. (The Parquet files count from 0.)",
+        *get_game(analysis.batch.game).report_notes(),
         "Intervals are 95% and cluster-robust: the independent unit is the deal in the rows "
         "store (the seats of a game and the replays of a deal are correlated) and the shard in "
         "the summary store. Means and win rates are ratio means with the sandwich variance "

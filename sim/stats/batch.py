@@ -14,19 +14,15 @@ from typing import Any
 import polars as pl
 
 from sim.errors import InputError
+from sim.games.registry import games
 
 STORES = ("rows", "summary")
-GAMES = ("legendary-forests", "harmonies")
 SHARD_PATTERN = "shard-*.parquet"
 
-# Columns the runner writes for every game, and the Legendary Forests extras (docs/schema.md).
+# Columns the runner writes for every game (docs/schema.md); each game documents its own extras
+# (``Game.column_docs`` in the game registry).
 COMMON_ROW_COLUMNS = ("game_id", "deal_id", "replicate", "deal_seed", "strategy_seed", "players",
                       "seat", "strategy", "score", "rank", "win")
-LEGENDARY_FORESTS_COLUMNS = (
-    "full_runes", "zones", "closed_zones", "zones_with_trees", "trees_pink", "trees_red",
-    "trees_yellow", "tiles_discarded", "tree_phases_without_tree", "tree_picks_constrained",
-    "tree_phases_as_token_holder", "light_tiles_drawn", "removed_tiles_mask", "draw_order",
-)
 REQUIRED_ROW_COLUMNS = ("game_id", "deal_id", "replicate", "players", "seat", "strategy", "score",
                         "rank", "win")
 SUMMARY_VALUE_COLUMNS = ("count", "win_sum", "shared_wins")
@@ -142,7 +138,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     name = _manifest_field(manifest, path, "name", str)
     if not name.strip() or "/" in name or name in (".", ".."):
         raise InputError(f"{path}: field 'name': {name!r} cannot name a report folder")
-    _manifest_field(manifest, path, "game", str, GAMES)
+    _manifest_field(manifest, path, "game", str, tuple(games()))
     _manifest_field(manifest, path, "store", str, STORES)
     return manifest
 
@@ -187,7 +183,7 @@ def open_batch(run_dir: str | Path) -> Batch:
         # The runner records the game's rules parameters in the resolved config.
         rules_parameters = tuple(c for c in config_rules if c in schema)
     else:
-        known = (set(COMMON_ROW_COLUMNS) | set(LEGENDARY_FORESTS_COLUMNS)
+        known = (set(COMMON_ROW_COLUMNS) | set(games()[manifest["game"]].column_docs())
                  | set(SUMMARY_VALUE_COLUMNS))
         rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
     varying = _varying_columns(shard_files, rules_parameters)

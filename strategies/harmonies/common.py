@@ -113,16 +113,6 @@ def list_legal_hexes(tables, public, player, colour, out):
 
 
 @njit(cache=True)
-def full_space_count(public):
-    """Central spaces holding tokens."""
-    count = 0
-    for space in range(public.central_count.shape[0]):
-        if public.central_count[space] > 0:
-            count += 1
-    return count
-
-
-@njit(cache=True)
 def nth_full_space(public, n):
     """The ``n``-th (from 0) central space holding tokens."""
     for space in range(public.central_count.shape[0]):

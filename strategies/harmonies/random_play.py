@@ -11,6 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim.games.harmonies.habitats import list_cube_placements
+from sim.games.harmonies.state import full_space_count
 from sim.games.harmonies.turn import (
     discard_unplaceable_token,
     has_legal_hex,
@@ -23,7 +24,6 @@ from sim.games.harmonies.turn import (
 from sim.rng import next_below
 from strategies.harmonies.common import (
     face_up_count,
-    full_space_count,
     list_legal_hexes,
     nth_face_up,
     nth_full_space,

@@ -1,11 +1,10 @@
 """The built-in Legendary Forests strategies, one class each. The class docstring says how it
 plays; the compiled code is in ``baseline``, ``shapers``, ``planner`` and ``rollout`` and is
-dispatched by ``policy_id`` inside the one cached game kernel."""
+dispatched by name inside the one cached game loop (``sim/loops/legendary_forests/dispatch.py``)."""
 
 from __future__ import annotations
 
 from sim.games.base import StrategyParameter
-from strategies.legendary_forests import builtin
 from strategies.legendary_forests.base import Strategy
 
 
@@ -15,7 +14,7 @@ class RandomStrategy(Strategy):
 
     name = "random"
     description = "uniform over legal placements and legal (colour, zone) tree choices"
-    policy_id = builtin.RANDOM
+    builtin = True
 
 
 class GreedyStrategy(Strategy):
@@ -26,7 +25,7 @@ class GreedyStrategy(Strategy):
     name = "greedy"
     description = ("best immediate gain: points now, closing zones that hold trees, new full "
                    "runes; trees into the zone worth most now")
-    policy_id = builtin.GREEDY
+    builtin = True
 
 
 class RuneHunterStrategy(Strategy):
@@ -36,7 +35,7 @@ class RuneHunterStrategy(Strategy):
 
     name = "rune-hunter"
     description = "most full runes per placement, trees into the biggest zone; ignores closure"
-    policy_id = builtin.RUNE_HUNTER
+    builtin = True
 
 
 class CloserStrategy(Strategy):
@@ -49,7 +48,7 @@ class CloserStrategy(Strategy):
                    "once closed")
     parameters = (StrategyParameter("open_penalty", 0.3,
                                     "value lost per open half-rune of a zone"),)
-    policy_id = builtin.CLOSER
+    builtin = True
 
 
 class PlannerStrategy(Strategy):
@@ -68,7 +67,7 @@ class PlannerStrategy(Strategy):
         StrategyParameter("hope", 0.6, "weight of a zone without a tree (hope of getting one)"),
         StrategyParameter("lookahead", 0.5, "weight of the next tree pick in the tree plan"),
     )
-    policy_id = builtin.PLANNER
+    builtin = True
 
 
 class DenierStrategy(Strategy):
@@ -80,7 +79,7 @@ class DenierStrategy(Strategy):
     description = "greedy placements; takes the tree colours its opponents need most"
     parameters = (StrategyParameter("denial", 1.0,
                                     "weight of the opponents' need against its own gain"),)
-    policy_id = builtin.DENIER
+    builtin = True
 
 
 class RolloutStrategy(Strategy):
@@ -95,7 +94,7 @@ class RolloutStrategy(Strategy):
         StrategyParameter("rollouts", 8, "playouts per shortlisted option"),
         StrategyParameter("candidates", 4, "options shortlisted by the planner's value"),
     )
-    policy_id = builtin.ROLLOUT
+    builtin = True
 
 
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.harmonies.board import Board, score_board, score_board_compiled
 from sim.games.harmonies.colours import COLOUR_CODES
 from sim.games.harmonies.data import load_game_data
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
+from sim.games.harmonies.position import Board, score_board, score_board_compiled
 from sim.games.harmonies.tables import build_tables
 
 

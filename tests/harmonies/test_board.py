@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sim.errors import InputError
-from sim.games.harmonies.board import load_board, parse_board, score_board
+from sim.games.harmonies.position import load_board, parse_board, score_board
 
 
 def _doc(**changes):

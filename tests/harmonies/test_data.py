@@ -9,7 +9,7 @@ import pytest
 from sim.errors import InputError
 from sim.games.harmonies.colours import BROWN, BUILDING_REQUIREMENT, GRAY, GREEN, stack_code
 from sim.games.harmonies.data import DEFAULT_PATHS, load_game_data, parse_stack_requirement
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.tables import build_tables, rotate_clockwise
 
 

@@ -15,7 +15,7 @@ from sim.games.harmonies.gains import (
     note_token_in_view,
     prepare_local_view,
 )
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.state import new_state
 from sim.games.harmonies.tables import build_tables

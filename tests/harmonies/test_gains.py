@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.games.harmonies.gains import invalidate, new_gain_cache, token_gain
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.scoring import new_scratch, score_player
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.state import new_state

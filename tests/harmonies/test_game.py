@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.errors import InputError
-from sim.games.harmonies.board import board_from_state, parse_board, score_board
-from sim.games.harmonies.game import play_game, play_games
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
+from sim.games.harmonies.position import board_from_state, parse_board, score_board
 from sim.games.harmonies.scoring import CATEGORY_NAMES
 from sim.games.harmonies.state import DRAW_BAG
 from sim.games.harmonies.tables import build_tables
+from sim.loops.harmonies.loop import play_game, play_games
 
 
 def check_finished_game(game, tables, data, rules):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.games.harmonies.board import public_state_from_board
 from sim.games.harmonies.data import DEFAULT_PATHS, load_game_data
 from sim.games.harmonies.habitats import cube_placement_is_legal, list_cube_placements
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
+from sim.games.harmonies.position import public_state_from_board
 from sim.games.harmonies.tables import build_tables
 from sim.games.harmonies.turn import place_cube
 

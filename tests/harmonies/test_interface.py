@@ -11,8 +11,8 @@ import pytest
 
 from sim.errors import InputError
 from sim.games.base import StrategySpec
-from sim.games.harmonies.board import load_board, score_board
 from sim.games.harmonies.data import DEFAULT_PATHS
+from sim.games.harmonies.position import load_board, score_board
 from sim.games.registry import get_game
 
 GAME = get_game("harmonies")

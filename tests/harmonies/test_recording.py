@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.games.harmonies.game import play_games
-from sim.games.harmonies.recording import play_recorded_game
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.tables import build_tables
+from sim.loops.harmonies.driver import play_recorded_game
+from sim.loops.harmonies.loop import play_games
 from sim.strategy_spec import parse_strategy
 from strategies.harmonies import REGISTRY
-from strategies.harmonies.ids import POLICY_IDS, parameter_row
+from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_IDS
 
 
 @pytest.mark.parametrize("players,side,spirits,lineup", [
@@ -24,7 +24,9 @@ def test_recorded_game_equals_the_kernels_game(data, players, side, spirits, lin
     tables = build_tables(data, HarmoniesRules(players=players, side=side, spirits=spirits))
     specs = [parse_strategy(text, REGISTRY, "test") for text in lineup]
     ids = np.array([POLICY_IDS[spec.name] for spec in specs], dtype=np.int8)
-    parameters = np.array([parameter_row(spec.name, spec.parameters) for spec in specs])
+    parameters = np.array([REGISTRY.strategy_class(spec.name).parameter_row(spec.parameters,
+                                                                        PARAMETER_SLOTS)
+                           for spec in specs])
     positions = data.sides[side].hexes
     for deal_seed in (3, 8):
         recorded = play_recorded_game(tables, positions, ids, deal_seed, deal_seed + 50,

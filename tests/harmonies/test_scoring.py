@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.tables import build_tables
 
 from .conftest import make_board, scores

@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.games.harmonies.game import play_games, play_turn
-from sim.games.harmonies.rules import HarmoniesRules
+from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK, deal, new_state
 from sim.games.harmonies.tables import build_tables
 from sim.games.registry import get_game
+from sim.loops.harmonies.dispatch import default_parameter_table
+from sim.loops.harmonies.loop import play_games, play_turn
 from sim.rng import seed_state
 from sim.strategy_spec import parse_strategy
 from strategies.harmonies.common import new_workspace
-from strategies.harmonies.ids import POLICY_IDS, default_parameter_table
+from strategies.harmonies.ids import POLICY_IDS
 
 NEW_STRATEGIES = ("landscape", "animals", "planner")
 GAME = get_game("harmonies")

@@ -4,7 +4,7 @@ import tomllib
 
 import pytest
 
-from sim.games.legendary_forests.tiles import TileSet, parse_tileset
+from sim.games.legendary_forests.data import TileSet, parse_tileset
 
 
 @pytest.fixture

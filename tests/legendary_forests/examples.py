@@ -1,8 +1,8 @@
 """Hand-built positions shared by the planet and engine tests (the RULES.md examples), and a
 reader of the engine's zone table."""
 
-from sim.games.legendary_forests.planet import PlacedTile, Planet, Tree
-from sim.games.legendary_forests.tiles import GRASS, PINK, YELLOW
+from sim.games.legendary_forests.data import GRASS, PINK, YELLOW
+from sim.games.legendary_forests.position import PlacedTile, Planet, Tree
 
 N, E, S, W = 0, 1, 2, 3
 

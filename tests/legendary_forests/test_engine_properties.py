@@ -1,5 +1,5 @@
 """Property tests: after random legal play on random tile sets, the engine's incremental state
-equals a from-scratch recomputation by the reference code in ``planet.py``."""
+equals a from-scratch recomputation by the reference code in ``position.py``."""
 
 from collections import Counter
 
@@ -8,14 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.games.legendary_forests.convert import cell_to_xy, planet_of, xy_to_cell
-from sim.games.legendary_forests.kernel import new_log, new_work, play_game, run_shard
-from sim.games.legendary_forests.planet import (
+from sim.games.legendary_forests.data import TileSet
+from sim.games.legendary_forests.position import (
     DIRECTION_OFFSETS,
     PlacedTile,
     board_side_colour,
     score_planet,
     validate_planet,
 )
+from sim.games.legendary_forests.results import new_log
 from sim.games.legendary_forests.rules import (
     STATUS_GRID_SIDE,
     legal_placements,
@@ -23,8 +24,8 @@ from sim.games.legendary_forests.rules import (
     placement_is_legal,
     tile_arrays,
 )
-from sim.games.legendary_forests.tiles import TileSet
-from strategies.legendary_forests.builtin import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.loop import new_work, play_game, run_shard
 from tests.legendary_forests.examples import engine_zones
 
 
@@ -144,7 +145,7 @@ def test_random_play_is_legal_and_zones_match_flood_fill(tileset, players, remov
 
 
 def test_same_seeds_give_identical_games():
-    from sim.games.legendary_forests.tiles import load_tileset
+    from sim.games.legendary_forests.data import load_tileset
 
     tiles = tile_arrays(load_tileset())
     seats = np.array([[RANDOM, GREEDY, GREEDY, RANDOM]] * 50, np.int8)

@@ -4,12 +4,9 @@ import numpy as np
 import pytest
 
 from sim.games.legendary_forests.convert import planet_of, table_from_planet, xy_to_cell
-from sim.games.legendary_forests.kernel import (
-    new_log,
-    new_work,
-    play_game,
-)
-from sim.games.legendary_forests.planet import score_planet
+from sim.games.legendary_forests.data import GRASS, PINK, RED, YELLOW
+from sim.games.legendary_forests.position import score_planet
+from sim.games.legendary_forests.results import new_log
 from sim.games.legendary_forests.rules import (
     STATUS_TOKEN_HOLDER,
     apply_tree,
@@ -25,8 +22,8 @@ from sim.games.legendary_forests.rules import (
     tile_arrays,
     tree_phase_seat,
 )
-from sim.games.legendary_forests.tiles import GRASS, PINK, RED, YELLOW
-from strategies.legendary_forests.builtin import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.loop import new_work, play_game
 from tests.legendary_forests.examples import EXAMPLE_TILES, engine_zones, example_planet
 
 N, E, S, W = 0, 1, 2, 3

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from sim.errors import InputError
-from sim.games.legendary_forests.planet import (
+from sim.games.legendary_forests.data import GRASS, PINK, RED, YELLOW
+from sim.games.legendary_forests.position import (
     PlacedTile,
     Planet,
     Tree,
@@ -16,7 +17,6 @@ from sim.games.legendary_forests.planet import (
     planet_to_json,
     score_planet,
 )
-from sim.games.legendary_forests.tiles import GRASS, PINK, RED, YELLOW
 from tests.legendary_forests.examples import EXAMPLE_TILES, example_planet
 
 N, E, S, W = 0, 1, 2, 3

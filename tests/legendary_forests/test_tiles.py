@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sim.errors import InputError
-from sim.games.legendary_forests.tiles import (
+from sim.games.legendary_forests.data import (
     DEFAULT_TILES_PATH,
     GRASS,
     PINK,

@@ -1,15 +1,16 @@
-"""The Python driver plays exactly the kernel's games, and its tree phases run in token order."""
+"""The Python driver plays exactly the compiled loop's games, and its tree phases run in token
+order."""
 
 import numpy as np
 import pytest
 
-from sim.games.legendary_forests import driver
-from sim.games.legendary_forests.kernel import run_shard
 from sim.games.legendary_forests.observation import PHASE_TREES
 from sim.games.legendary_forests.rules import tile_arrays
+from sim.loops.legendary_forests import driver
+from sim.loops.legendary_forests.dispatch import PARAMETER_SLOTS, POLICY_IDS
+from sim.loops.legendary_forests.loop import run_shard
 from strategies.legendary_forests import REGISTRY
 from strategies.legendary_forests.base import Strategy
-from strategies.legendary_forests.builtin import PARAMETER_SLOTS, POLICY_IDS
 
 FAST = {"rollout": {"rollouts": 2, "candidates": 2}}
 NAMES = sorted(POLICY_IDS)
@@ -23,7 +24,7 @@ def test_driver_with_builtins_equals_kernel(tileset, rules, players):
     classes = [REGISTRY.strategy_class(name) for name in NAMES]
     params = np.array([cls.parameter_row(FAST.get(cls.name, {}), PARAMETER_SLOTS)
                        for cls in classes])
-    policies = np.array([cls.policy_id for cls in classes], np.int8)
+    policies = np.array([POLICY_IDS[cls.name] for cls in classes], np.int8)
     deals = np.arange(games, dtype=np.uint64) + np.uint64(1000 * players)
     seeds = deals * np.uint64(7) + np.uint64(3)
     removed = rules["removed_tiles"]

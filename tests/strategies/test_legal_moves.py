@@ -6,24 +6,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.games.base import StrategySpec
-from sim.games.legendary_forests import driver
 from sim.games.legendary_forests.convert import planet_of
-from sim.games.legendary_forests.kernel import run_shard
-from sim.games.legendary_forests.planet import score_planet, validate_planet
+from sim.games.legendary_forests.position import score_planet, validate_planet
 from sim.games.legendary_forests.rules import (
     PREVIEW_SIZE,
     legal_placements,
     legal_tree_choices,
     tile_arrays,
 )
-from strategies.legendary_forests import REGISTRY
-from strategies.legendary_forests.base import Strategy
-from strategies.legendary_forests.builtin import (
+from sim.loops.legendary_forests import driver
+from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
     choose_placement,
     choose_tree,
 )
+from sim.loops.legendary_forests.loop import run_shard
+from strategies.legendary_forests import REGISTRY
+from strategies.legendary_forests.base import Strategy
 from tests.legendary_forests.test_engine_properties import tile_sets
 
 # Small rollouts keep the test fast; every other strategy plays with its defaults.

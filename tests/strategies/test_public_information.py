@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from sim.games.legendary_forests import driver
 from sim.games.legendary_forests.observation import Observation
 from sim.games.legendary_forests.rules import Table, tile_arrays
+from sim.loops.legendary_forests import driver
+from sim.loops.legendary_forests.dispatch import PARAMETER_SLOTS
 from strategies.legendary_forests.base import Strategy
-from strategies.legendary_forests.builtin import PARAMETER_SLOTS
 
 PUBLIC_FIELDS = {"seat", "phase", "tile", "tile_light", "tileset", "table"}
 

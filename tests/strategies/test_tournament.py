@@ -6,7 +6,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from sim.cli_strategies import strategies, tournament
+from sim.cli.options import user_errors
+from sim.cli.strategies import strategies
+from sim.cli.tournament import tournament
 from sim.errors import InputError
 from sim.games.base import StrategySpec
 from sim.tournament import bradley_terry, parse_strategy_list, run_tournament, seat_schedule
@@ -17,8 +19,8 @@ runner = CliRunner()
 def cli() -> typer.Typer:
     """An app with the two commands registered the way ``sim.cli`` registers them."""
     app = typer.Typer()
-    app.command()(tournament)
-    app.command()(strategies)
+    app.command()(user_errors(tournament))
+    app.command()(user_errors(strategies))
     return app
 
 

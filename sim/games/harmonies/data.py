@@ -510,3 +510,27 @@ def describe_requirement(requirement: int) -> str:
     from sim.games.harmonies.colours import stack_from_code
 
     return stack_name(stack_from_code(requirement))
+
+
+DATA_FILES = tuple(f"{name}.toml" for name in DEFAULT_PATHS)
+
+
+def load_data_folder(path: str | None) -> GameData:
+    """The shipped data (``None``) or a folder holding any of the data files (bag.toml,
+    setup.toml, boards.toml, scoring.toml, animals.toml, spirits.toml): each file present
+    replaces the shipped one. One-line InputError for a bad folder or file."""
+    if path is None:
+        return load_game_data()
+    folder = Path(path)
+    if not folder.exists():
+        raise InputError(f"{folder}: data folder not found")
+    if not folder.is_dir():
+        raise InputError(f"{folder}: expected a folder holding Harmonies data files "
+                         f"({', '.join(DATA_FILES)})")
+    strays = sorted(p.name for p in folder.glob("*.toml") if p.name not in DATA_FILES)
+    if strays:
+        raise InputError(f"{folder / strays[0]}: not a Harmonies data file (known: "
+                         f"{', '.join(DATA_FILES)})")
+    given = {name: folder / f"{name}.toml" for name in DEFAULT_PATHS
+             if (folder / f"{name}.toml").is_file()}
+    return load_game_data(**given)

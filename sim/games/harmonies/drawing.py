@@ -8,9 +8,9 @@ to top, one letter each (:data:`LETTERS`), then ``*`` when a cube stands on it; 
 
 from __future__ import annotations
 
-from sim.games.harmonies.board import Board
 from sim.games.harmonies.colours import BLUE, BROWN, GRAY, GREEN, RED, YELLOW
 from sim.games.harmonies.data import GameData
+from sim.games.harmonies.position import Board
 
 LETTERS = {BLUE: "b", GRAY: "s", BROWN: "t", GREEN: "g", YELLOW: "y", RED: "r"}
 LEGEND = ("b blue, s gray (stone), t brown (trunk), g green, y yellow, r red; "

@@ -174,3 +174,13 @@ def deal(tables, public, hidden, deal_seed):
     for space in range(tables.central_spaces):
         fill_central_space(tables, public, hidden, space)
     fill_card_row(public, hidden)
+
+
+@njit(cache=True)
+def full_space_count(public):
+    """Central spaces holding tokens."""
+    count = 0
+    for space in range(public.central_count.shape[0]):
+        if public.central_count[space] > 0:
+            count += 1
+    return count

@@ -13,7 +13,7 @@ from collections import namedtuple
 import numpy as np
 
 from sim.games.harmonies.data import AXIAL_DIRECTIONS, BONUS_KINDS, GameData
-from sim.games.harmonies.rules import HarmoniesRules, resolve_mountain_points, validate_rules
+from sim.games.harmonies.options import HarmoniesRules, resolve_mountain_points, validate_rules
 
 ROTATIONS = 6
 MAX_TRACK = 8  # longest points track (and spirit bonus table) a card file may give

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from sim.games.legendary_forests.planet import DIRECTION_OFFSETS, PlacedTile, Planet, Tree
+from sim.games.legendary_forests.data import TileSet
+from sim.games.legendary_forests.position import DIRECTION_OFFSETS, PlacedTile, Planet, Tree
 from sim.games.legendary_forests.rules import (
     STATUS_GRID_SIDE,
     apply_tree,
@@ -14,7 +15,6 @@ from sim.games.legendary_forests.rules import (
     place_tile,
     reset_table,
 )
-from sim.games.legendary_forests.tiles import TileSet
 
 
 def cell_to_xy(table, cell: int) -> tuple[int, int]:

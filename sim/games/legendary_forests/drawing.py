@@ -11,8 +11,8 @@ Side letters: P pink, R red, Y yellow, ``.`` grass. Empty cells are blank.
 
 from __future__ import annotations
 
-from sim.games.legendary_forests.planet import Planet
-from sim.games.legendary_forests.tiles import TileSet
+from sim.games.legendary_forests.data import TileSet
+from sim.games.legendary_forests.position import Planet
 
 SIDE_LETTERS = (".", "P", "R", "Y")
 

@@ -17,7 +17,8 @@ from functools import cached_property
 import numpy as np
 
 from sim.games.legendary_forests.convert import planet_of
-from sim.games.legendary_forests.planet import Planet
+from sim.games.legendary_forests.data import TileSet
+from sim.games.legendary_forests.position import Planet
 from sim.games.legendary_forests.rules import (
     STATUS_PLAYERS,
     STATUS_TOKEN_HOLDER,
@@ -26,7 +27,6 @@ from sim.games.legendary_forests.rules import (
     planet_score,
     total_turns,
 )
-from sim.games.legendary_forests.tiles import TileSet
 
 PHASE_PLACEMENT = "placement"
 PHASE_TREES = "trees"

@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sim.games.legendary_forests.tiles import GRASS, TileSet
+from sim.games.legendary_forests.data import GRASS, TileSet
 from sim.rng import seed_state, shuffle_in_place
 
 LEAF_COLOURS = 3
@@ -144,35 +144,12 @@ def new_table(tile_count: int, players: int, removed_tiles: int) -> Table:
     cells = side * side
     nodes = 4 * planet_tiles
     turns = planet_tiles - 1
-    table = Table(
-        status=np.zeros(STATUS_SIZE, dtype=np.int32),
-        supply=np.zeros(LEAF_COLOURS, dtype=np.int16),
-        tile_drawn=np.zeros(tile_count, dtype=np.bool_),
-        cell_tile=np.full((players, cells), EMPTY, dtype=np.int16),
-        cell_rotation=np.zeros((players, cells), dtype=np.int8),
-        cell_side_colour=np.full((players, cells, 4), EMPTY, dtype=np.int8),
-        cell_side_node=np.full((players, cells, 4), NO_NODE, dtype=np.int16),
-        frontier_cells=np.zeros((players, cells), dtype=np.int16),
-        frontier_position=np.full((players, cells), -1, dtype=np.int16),
-        frontier_count=np.zeros(players, dtype=np.int32),
-        cell_need_mask=np.zeros((players, cells), dtype=np.uint8),
-        cell_need_colours=np.zeros((players, cells), dtype=np.uint8),
-        placed_cells=np.zeros((players, planet_tiles), dtype=np.int16),
-        placed_count=np.zeros(players, dtype=np.int32),
-        node_parent=np.zeros((players, nodes), dtype=np.int16),
-        node_colour=np.zeros((players, nodes), dtype=np.int8),
-        node_cell=np.zeros((players, nodes), dtype=np.int16),
-        node_side=np.zeros((players, nodes), dtype=np.int8),
-        zone_full_runes=np.zeros((players, nodes), dtype=np.int16),
-        zone_open_half_runes=np.zeros((players, nodes), dtype=np.int16),
-        zone_trees=np.zeros((players, nodes), dtype=np.int16),
-        node_count=np.zeros(players, dtype=np.int32),
-        tree_cell=np.zeros((players, max(turns, 1)), dtype=np.int16),
-        tree_side=np.zeros((players, max(turns, 1)), dtype=np.int8),
-        tree_colour=np.zeros((players, max(turns, 1)), dtype=np.int8),
-        tree_count=np.zeros(players, dtype=np.int32),
-        discards=np.zeros(players, dtype=np.int16),
-    )
+    # The same field list as the strategies' scratch tables, run as plain Python so the arrays
+    # the game loop works on are ordinary numpy allocations.
+    table = empty_table.py_func(players, cells, planet_tiles, nodes, max(turns, 1),
+                                np.zeros(STATUS_SIZE, dtype=np.int32),
+                                np.zeros(LEAF_COLOURS, dtype=np.int16),
+                                np.zeros(tile_count, dtype=np.bool_))
     table.status[STATUS_PLAYERS] = players
     table.status[STATUS_GRID_SIDE] = side
     return table
@@ -754,20 +731,14 @@ def copy_planet(source, source_player, target, target_player):
 
 
 @njit(cache=True)
-def new_scratch_table(like, players):
-    """A table shaped like ``like`` but with ``players`` planets, allocated in compiled code
-    (for strategies that try moves out on a copy). Status and tile flags are copied from
-    ``like``; the planets are empty (fill them with ``copy_planet``)."""
-    cells = like.cell_tile.shape[1]
-    planet_tiles = like.placed_cells.shape[1]
-    nodes = like.node_parent.shape[1]
-    tree_slots = like.tree_cell.shape[1]
-    status = like.status.copy()
-    status[STATUS_PLAYERS] = players
+def empty_table(players, cells, planet_tiles, nodes, tree_slots, status, supply, tile_drawn):
+    """A ``Table`` with ``players`` empty planets of the given sizes around the given status,
+    supply and drawn-tile flags: the one place that lists every field's shape and fill value
+    (``new_table`` and ``new_scratch_table`` both build their tables here)."""
     return Table(
         status,
-        like.supply.copy(),
-        like.tile_drawn.copy(),
+        supply,
+        tile_drawn,
         np.full((players, cells), EMPTY, dtype=np.int16),
         np.zeros((players, cells), dtype=np.int8),
         np.full((players, cells, 4), EMPTY, dtype=np.int8),
@@ -793,3 +764,15 @@ def new_scratch_table(like, players):
         np.zeros(players, dtype=np.int32),
         np.zeros(players, dtype=np.int16),
     )
+
+
+@njit(cache=True)
+def new_scratch_table(like, players):
+    """A table shaped like ``like`` but with ``players`` planets, allocated in compiled code
+    (for strategies that try moves out on a copy). Status and tile flags are copied from
+    ``like``; the planets are empty (fill them with ``copy_planet``)."""
+    status = like.status.copy()
+    status[STATUS_PLAYERS] = players
+    return empty_table(players, like.cell_tile.shape[1], like.placed_cells.shape[1],
+                       like.node_parent.shape[1], like.tree_cell.shape[1], status,
+                       like.supply.copy(), like.tile_drawn.copy())

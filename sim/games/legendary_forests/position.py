@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import InputError
-from sim.games.legendary_forests.tiles import (
+from sim.games.legendary_forests.data import (
     COLOUR_CODES,
     COLOUR_NAMES,
     GRASS,

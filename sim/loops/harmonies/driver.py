@@ -1,9 +1,12 @@
-"""One game played turn by turn from Python, with a log of every move (for ``sim play``).
+"""The Python game driver: one game played turn by turn, with a log of every move (for
+``sim play``).
 
-The batch kernel (``game.play_games``) records nothing, so it pays nothing for logging. Here the
-same compiled pieces are driven one turn at a time (:func:`game.play_turn`), in the same order
-and with the same seeds as ``game.play_games_kernel``, so a recorded game is the very game the
-kernel plays (a test checks this). Each turn is read off the state before and after it: the
+The batch loop (``loop.play_games``) records nothing, so it pays nothing for logging. Here the
+very code of the compiled loop (``loop.play_games_kernel.py_func``, the way
+``loop.compiled_variant`` re-binds it) runs from Python for one game with its ``play_turn``
+re-bound to a wrapper that reads every turn off the state: the same compiled pieces in the same
+order with the same seeds, so a recorded game is the very game the loop plays (a test checks
+this). Each turn is read off the state before and after it: the
 central space taken and its tokens, where each token went (or that it went to the box), the
 spirit kept, the card taken and every cube placed.
 
@@ -26,22 +29,17 @@ from sim.games.harmonies.colours import (
     RED,
     stack_code,
 )
-from sim.games.harmonies.game import (
-    GameResults,
+from sim.games.harmonies.results import GameResults, legal_stack_code_table
+from sim.games.harmonies.scoring import CATEGORY_COUNT
+from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
+from sim.loops.harmonies.loop import (
+    KernelVariant,
     game_lineups,
+    play_games_kernel,
     play_turn,
-    record_results,
     seat_parameter_array,
 )
-from sim.games.harmonies.scoring import CATEGORY_COUNT
-from sim.games.harmonies.state import (
-    PROGRESS_END_TRIGGERED,
-    PROGRESS_ROUND,
-    PROGRESS_SEAT,
-    deal,
-    new_state,
-)
-from sim.rng import seed_state
+from sim.loops.rebind import rebind
 from strategies.harmonies.common import new_workspace
 
 Position = tuple[int, int]
@@ -169,33 +167,37 @@ def _describe_turn(tables, public, before: dict, seat: int, space: int, round_nu
 
 
 def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
-                       strategy_seed: int, parameters=None) -> RecordedGame:
+                       strategy_seed: int, parameters=None,
+                       variant: KernelVariant | None = None, after_deal=None) -> RecordedGame:
     """Play one game with the policies of ``lineup`` (names or ids, one per seat) and their
     ``parameters`` (float[players, PARAMETER_SLOTS], None: defaults), logging every turn.
-    ``positions[h]`` is the axial (q, r) of hex ``h`` of the board side played."""
+    ``positions[h]`` is the axial (q, r) of hex ``h`` of the board side played; ``variant``
+    plays lineups with compiled user strategies (``loop.compiled_variant``); ``after_deal``,
+    a function ``(public, hidden)``, may change the state right after the deal (tests)."""
     players = tables.players
-    lineup_ids = game_lineups(lineup, players, 1)
+    lineup_ids = game_lineups(lineup, players, 1, variant.user_ids if variant is not None else ())
     if parameters is not None:
         parameters = np.asarray(parameters, dtype=np.float64)[None]
-    seat_parameters = seat_parameter_array(lineup_ids, parameters)[0]
-    lineup_ids = lineup_ids[0].copy()
+    seat_parameters = seat_parameter_array(lineup_ids, parameters)
     public, hidden = new_state(tables)
     work = new_workspace(tables)
-    deal(tables, public, hidden, np.uint64(deal_seed))
-    work.parameters[:] = seat_parameters
-    for seat in range(players):
-        seed_state(work.generators[seat], np.uint64(strategy_seed), seat)
     turns: list[TurnRecord] = []
-    while True:
-        for seat in range(players):
-            public.progress[PROGRESS_SEAT] = seat
-            before = _snapshot(public, seat)
-            space = play_turn(tables, public, hidden, work, lineup_ids, seat)
-            turns.append(_describe_turn(tables, public, before, seat, int(space),
-                                        int(public.progress[PROGRESS_ROUND]), positions))
-        public.progress[PROGRESS_ROUND] += 1
-        if public.progress[PROGRESS_END_TRIGGERED]:
-            break
+    compiled_turn = play_turn if variant is None else variant.play_turn
+
+    def recorded_turn(tables, public, hidden, work, lineup, seat):
+        before = _snapshot(public, seat)
+        space = compiled_turn(tables, public, hidden, work, lineup, seat)
+        turns.append(_describe_turn(tables, public, before, seat, int(space),
+                                    int(public.progress[PROGRESS_ROUND]), positions))
+        return space
+
+    def dealt(tables, public, hidden, seed):
+        deal(tables, public, hidden, seed)
+        if after_deal is not None:
+            after_deal(public, hidden)
+
+    kernel = rebind(play_games_kernel.py_func, "play_games_kernel",
+                    {"play_turn": recorded_turn, "deal": dealt})
     results = GameResults(
         category_points=np.zeros((1, players, CATEGORY_COUNT), dtype=np.int16),
         total=np.zeros((1, players), dtype=np.int16),
@@ -205,7 +207,10 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
         cards_completed=np.zeros((1, players), dtype=np.int16),
         turns=np.zeros((1, players), dtype=np.int16),
     )
-    record_results(tables, public, work, 0, results.category_points, results.total,
-                   results.rank, results.win, results.cubes_placed, results.cards_completed,
-                   results.turns)
+    audit_codes = np.zeros(1, dtype=np.int8)
+    kernel(tables, public, hidden, work, lineup_ids, seat_parameters,
+           np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
+           False, legal_stack_code_table(), results.category_points, results.total,
+           results.rank, results.win, results.cubes_placed, results.cards_completed,
+           results.turns, audit_codes)
     return RecordedGame(results=results, public=public, turns=turns)

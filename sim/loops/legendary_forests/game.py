@@ -14,43 +14,44 @@ from sim.games.base import (
     StrategySpec,
 )
 from sim.games.legendary_forests.convert import planet_of
-from sim.games.legendary_forests.drawing import draw_planet
-from sim.games.legendary_forests.kernel import (
-    NO_TREE_PHASE,
-    NO_TREE_TAKEN,
-    compiled_variant,
-    new_log,
-    new_work,
-    play_game,
-    run_shard,
-)
-from sim.games.legendary_forests.planet import (
-    load_planet,
-    planet_to_json,
-    score_planet,
-)
-from sim.games.legendary_forests.rules import (
-    STATUS_GRID_SIDE,
-    new_table,
-    planet_score,
-    tile_arrays,
-)
-from sim.games.legendary_forests.tiles import (
+from sim.games.legendary_forests.data import (
     COLOUR_NAMES,
     SIDE_NAMES,
     TileSet,
     load_tileset,
 )
+from sim.games.legendary_forests.drawing import draw_planet
+from sim.games.legendary_forests.position import (
+    load_planet,
+    planet_to_json,
+    score_planet,
+)
+from sim.games.legendary_forests.results import NO_TREE_PHASE, NO_TREE_TAKEN, new_log
+from sim.games.legendary_forests.rules import (
+    STATUS_GRID_SIDE,
+    deal,
+    new_table,
+    planet_score,
+    tile_arrays,
+)
+from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
+from sim.loops.legendary_forests.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
+from sim.loops.legendary_forests.loop import (
+    compiled_variant,
+    new_work,
+    play_game,
+    run_shard,
+    variants,
+)
+from sim.loops.rebind import rebind
 from sim.seeding import single_game_seeds
 from strategies.legendary_forests import REGISTRY
-from strategies.legendary_forests.base import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
-from strategies.legendary_forests.builtin import PARAMETER_SLOTS, USER_POLICY_BASE
 
 RULES_PARAMETERS = (
     RulesParameter("removed_tiles", 5, 0, 62,
-                   "tiles the Architect removes unseen after shuffling tiles 2..N"),
+                   "tiles the Architect removes unseen after shuffling tiles 2..N", option=True),
     RulesParameter("trees_per_colour_per_player", 2, 0, 50,
-                   "trees of each leaf colour in the supply, per player"),
+                   "trees of each leaf colour in the supply, per player", option=True),
 )
 
 
@@ -66,10 +67,18 @@ class LegendaryForests(Game):
 
     name = "legendary-forests"
     title = "Legendary Forests"
+    listing_order = 0
     min_players = 1
     max_players = 5
     data_option = "tiles"
+    data_help = "a Legendary Forests tile-set TOML file"
+    position_help = "a Legendary Forests planet"
     rules_parameters = RULES_PARAMETERS
+
+    def report_notes(self) -> list[str]:
+        """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""
+        return ["Seats are counted from 1: seat 1 is the Architect and the first holder of the "
+                "construction token. (The Parquet files count seats from 0.)"]
 
     def load_data(self, path: str | None) -> TileSet:
         return load_tileset(path)
@@ -92,6 +101,10 @@ class LegendaryForests(Game):
             return KIND_COMPILED
         return KIND_BUILTIN
 
+    def variant_compile_seconds(self) -> dict:
+        """Compile seconds of each loop variant built in this process (None until compiled)."""
+        return {key: variant.compile_seconds[0] for key, variant in variants().items()}
+
     def _seat_arrays(self, lineup: list[StrategySpec]):
         """Policy id and float parameter row per lineup entry, and the compiled user functions
         (``USER_POLICY_BASE + k`` plays ``user_functions[k]``)."""
@@ -102,9 +115,9 @@ class LegendaryForests(Game):
             cls = REGISTRY.strategy_class(spec.name)
             params[row] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
             if cls.kind() == KIND_BUILTIN:
-                policies[row] = cls.policy_id
+                policies[row] = POLICY_IDS[cls.name]
             elif cls.kind() == KIND_COMPILED:
-                pair = (cls.compiled_placement, cls.compiled_tree)
+                pair = cls.compiled()
                 if pair not in user_functions:
                     user_functions.append(pair)
                 policies[row] = USER_POLICY_BASE + user_functions.index(pair)
@@ -112,7 +125,7 @@ class LegendaryForests(Game):
 
     def _python_seats(self, lineup: list[StrategySpec]):
         """Per lineup entry, a function ``seat -> driver.SeatPlayer``."""
-        from sim.games.legendary_forests.driver import seat_player
+        from sim.loops.legendary_forests.driver import seat_player
 
         def factory(spec):
             cls = REGISTRY.strategy_class(spec.name)
@@ -120,16 +133,52 @@ class LegendaryForests(Game):
 
         return [factory(spec) for spec in lineup]
 
+    def play_shard_in_driver(self, data, players, rules, lineup, game_seat_strategy,
+                             deal_seeds, strategy_seeds):
+        """The shard played by the Python driver (the loop's own code run from Python)."""
+        return self.play_shard(data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                               strategy_seeds, use_driver=True)
+
+    def hidden_information_decisions(self, data, players, rules, lineup, seed, shuffle,
+                                     turns=4):
+        """Placements and tree colours of the first ``turns`` turns, with the tiles drawn
+        after them re-shuffled by ``shuffle`` right after the deal (the removed tiles and the
+        later draw order are hidden), and that later draw order."""
+        tileset: TileSet = data
+        removed = rules["removed_tiles"]
+        tiles = tile_arrays(tileset)
+        table = new_table(tileset.size, players, removed)
+        work = new_work(tileset.size, players, removed)
+        log = new_log(tileset.size, players, removed)
+        policies, params, user_functions = self._seat_arrays(lineup)
+        deal_seed, strategy_seed = single_game_seeds(seed)
+
+        def deal_then_shuffle(rng, tile_count, removed_tiles, draw_order, removed_out):
+            deal(rng, tile_count, removed_tiles, draw_order, removed_out)
+            if shuffle is not None:
+                np.random.default_rng(shuffle).shuffle(draw_order[turns:])
+
+        overrides = {"deal": deal_then_shuffle}
+        if user_functions:
+            overrides["choose_placement"] = compiled_variant(user_functions).placement
+            overrides["choose_tree"] = compiled_variant(user_functions).tree
+        game = rebind(play_game.py_func, "play_game", overrides)
+        game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
+             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params)
+        decisions = [log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
+                     log.tree_colour[:turns].tolist()]
+        return decisions, log.draw_order[turns:].copy()
+
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
-                   strategy_seeds):
+                   strategy_seeds, use_driver=False):
         """Play a shard: built-in lineups in the cached kernel, lineups with compiled user
         strategies in a kernel variant compiled once per process and lineup, lineups with a
         Python strategy in the Python driver (the same games, slower)."""
         check_rules_against_tiles(rules, data, "rules")
         game_seat_strategy = np.asarray(game_seat_strategy)
         kind = self.lineup_kind(lineup)
-        if kind == KIND_PYTHON:
-            from sim.games.legendary_forests import driver
+        if kind == KIND_PYTHON or use_driver:
+            from sim.loops.legendary_forests import driver
 
             results = driver.run_shard(data, tile_arrays(data), players, rules["removed_tiles"],
                                        rules["trees_per_colour_per_player"],
@@ -223,7 +272,7 @@ class LegendaryForests(Game):
         log = new_log(tileset.size, players, removed)
         kind = self.lineup_kind(lineup)
         if kind == KIND_PYTHON:
-            from sim.games.legendary_forests import driver
+            from sim.loops.legendary_forests import driver
 
             seats = [make(seat) for seat, make in enumerate(self._python_seats(lineup))]
             driver.play_game(tileset, tiles, table, work, log, removed,

@@ -1,5 +1,9 @@
 """The compiled Legendary Forests game loop: one game (``play_game``) and a shard of many games
-(``play_games``) in one call, with the built-in strategies dispatched by id.
+(``play_games``) in one call, with the built-in strategies dispatched by id (``dispatch``).
+
+This layer sits above the rules (``sim.games.legendary_forests``) and the strategies
+(``strategies.legendary_forests``): numba must see the dispatcher when it compiles the loop, so
+that one on-disk cached kernel serves every lineup of built-ins.
 
 A game is a pure function of (tile set, rules parameters, lineup, deal seed, strategy seed): the
 deal generator shuffles the tiles; each seat has its own generator for its strategy's choices.
@@ -8,15 +12,24 @@ deal generator shuffles the tiles; each seat has its own generator for its strat
 from __future__ import annotations
 
 import time
-import types
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from sim.games.legendary_forests.results import (
+    COUNTER_SIZE,
+    COUNTER_TREE_PHASES_WITHOUT_TREE,
+    COUNTER_TREE_PICKS_CONSTRAINED,
+    NO_TREE_PHASE,
+    NO_TREE_TAKEN,
+    ShardResults,
+    colour_gone_with_zone,
+    new_log,
+    new_shard_results,
+    record_game,
+)
 from sim.games.legendary_forests.rules import (
-    GRASS,
-    LEAF_COLOURS,
     PREVIEW_SIZE,
     STATUS_LIGHT_DRAWN,
     STATUS_PLAYERS,
@@ -28,63 +41,23 @@ from sim.games.legendary_forests.rules import (
     new_table,
     pass_construction_token,
     place_tile,
-    planet_score,
-    planet_zone_counts,
     reset_table,
     tree_phase_seat,
 )
-from sim.rng import seed_state
-from strategies.legendary_forests.builtin import (
+from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     USER_POLICY_BASE,
     choose_placement,
     choose_tree,
 )
+from sim.loops.rebind import rebind
+from sim.rng import seed_state
 
-# Per-seat counters kept during a game (GameLog.seat_counters).
-COUNTER_TREE_PHASES_WITHOUT_TREE = 0  # tree phases where no colour left had a zone to go to
-COUNTER_TREE_PICKS_CONSTRAINED = 1  # tree picks made while a colour the seat had zones of was gone
-COUNTER_SIZE = 2
-
-NO_TREE_PHASE = -1
-NO_TREE_TAKEN = 0
-
+# Scratch arrays of the loop and of the built-in strategies (one set per shard, not per game).
 Work = namedtuple(
     "Work",
     ["move_cells", "move_rotations", "choice_colours", "choice_zones", "scratch", "preview",
      "deal_rng", "seat_rng", "zone_counts"],
-)
-
-GameLog = namedtuple(
-    "GameLog",
-    [
-        "draw_order",  # int16[turns] tile indices, top of the pile first
-        "removed",  # int16[removed] tile indices out of the game
-        "placement_cell",  # int16[turns, P] cell, -1 when the tile was discarded
-        "placement_rotation",  # int8[turns, P]
-        "tree_colour",  # int8[turns, P] -1 no tree phase, 0 no tree possible, 1..3 colour taken
-        "seat_counters",  # int32[P, COUNTER_SIZE]
-    ],
-)
-
-ShardResults = namedtuple(
-    "ShardResults",
-    [
-        "score",  # int16[G, P]
-        "rank",  # int8[G, P] 1 = best; tied seats share a rank
-        "win",  # float32[G, P] 1 / number of seats tied on top, 0 otherwise
-        "full_runes",  # int16[G, P]
-        "zones",  # int16[G, P]
-        "closed_zones",  # int16[G, P]
-        "zones_with_trees",  # int16[G, P]
-        "trees",  # int8[G, P, 3] trees placed per leaf colour
-        "discards",  # int8[G, P]
-        "tree_phases_without_tree",  # int8[G, P]
-        "tree_picks_constrained",  # int8[G, P]
-        "light_drawn",  # int8[G]
-        "removed_mask",  # int64[G] bit (number - 1) set for each removed tile
-        "draw_order",  # int8[G, turns] tile numbers in draw order
-    ],
 )
 
 
@@ -104,51 +77,6 @@ def new_work(tile_count: int, players: int, removed_tiles: int) -> Work:
         zone_counts=np.zeros(4, dtype=np.int64),
     )
 
-
-def new_log(tile_count: int, players: int, removed_tiles: int) -> GameLog:
-    """An empty log for one game."""
-    turns = tile_count - 1 - removed_tiles
-    return GameLog(
-        draw_order=np.zeros(turns, dtype=np.int16),
-        removed=np.zeros(max(removed_tiles, 1), dtype=np.int16),
-        placement_cell=np.zeros((turns, players), dtype=np.int16),
-        placement_rotation=np.zeros((turns, players), dtype=np.int8),
-        tree_colour=np.zeros((turns, players), dtype=np.int8),
-        seat_counters=np.zeros((players, COUNTER_SIZE), dtype=np.int32),
-    )
-
-
-def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
-    """Output arrays for ``play_games``."""
-    per_seat = (games, players)
-    return ShardResults(
-        score=np.zeros(per_seat, dtype=np.int16),
-        rank=np.zeros(per_seat, dtype=np.int8),
-        win=np.zeros(per_seat, dtype=np.float32),
-        full_runes=np.zeros(per_seat, dtype=np.int16),
-        zones=np.zeros(per_seat, dtype=np.int16),
-        closed_zones=np.zeros(per_seat, dtype=np.int16),
-        zones_with_trees=np.zeros(per_seat, dtype=np.int16),
-        trees=np.zeros((games, players, LEAF_COLOURS), dtype=np.int8),
-        discards=np.zeros(per_seat, dtype=np.int8),
-        tree_phases_without_tree=np.zeros(per_seat, dtype=np.int8),
-        tree_picks_constrained=np.zeros(per_seat, dtype=np.int8),
-        light_drawn=np.zeros(games, dtype=np.int8),
-        removed_mask=np.zeros(games, dtype=np.int64),
-        draw_order=np.zeros((games, turns), dtype=np.int8),
-    )
-
-
-@njit(cache=True)
-def _colour_gone_with_zone(table, player):
-    """True when some leaf colour is exhausted while the player has a zone of that colour."""
-    for node in range(table.node_count[player]):
-        if table.node_parent[player, node] != node:
-            continue
-        colour = table.node_colour[player, node]
-        if colour != GRASS and table.supply[colour - 1] <= 0:
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -195,7 +123,7 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
             table.status[STATUS_LIGHT_DRAWN] += 1
             for position in range(players):
                 player = tree_phase_seat(table, position)
-                if _colour_gone_with_zone(table, player):
+                if colour_gone_with_zone(table, player):
                     log.seat_counters[player, COUNTER_TREE_PICKS_CONSTRAINED] += 1
                 count = legal_tree_choices(table, player, work.choice_colours, work.choice_zones)
                 if count == 0:
@@ -213,62 +141,6 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
 
 
 @njit(cache=True)
-def rank_scores(scores, out_rank, out_win):
-    """Rank 1 for the best score, tied scores share a rank; the win is shared among the seats
-    tied on top (each gets 1 / their number)."""
-    players = scores.shape[0]
-    best = scores[0]
-    for player in range(players):
-        if scores[player] > best:
-            best = scores[player]
-    top = 0
-    for player in range(players):
-        better = 0
-        for other in range(players):
-            if scores[other] > scores[player]:
-                better += 1
-        out_rank[player] = better + 1
-        if scores[player] == best:
-            top += 1
-    for player in range(players):
-        out_win[player] = 1.0 / top if scores[player] == best else 0.0
-
-
-@njit(cache=True)
-def record_game(table, work, log, removed_tiles, game, scores, results):
-    """Write the finished game on ``table`` into row ``game`` of ``results`` (scores, ranks,
-    wins, zone counts, trees, counters, the deal as played); ``scores`` is int64[P] scratch."""
-    players = table.status[STATUS_PLAYERS]
-    for player in range(players):
-        scores[player] = planet_score(table, player)
-        results.score[game, player] = scores[player]
-        planet_zone_counts(table, player, work.zone_counts)
-        results.zones[game, player] = work.zone_counts[0]
-        results.closed_zones[game, player] = work.zone_counts[1]
-        results.full_runes[game, player] = work.zone_counts[2]
-        results.zones_with_trees[game, player] = work.zone_counts[3]
-        for colour in range(LEAF_COLOURS):
-            results.trees[game, player, colour] = 0
-        for index in range(table.tree_count[player]):
-            results.trees[game, player, table.tree_colour[player, index] - 1] += 1
-        results.discards[game, player] = table.discards[player]
-        results.tree_phases_without_tree[game, player] = log.seat_counters[
-            player, COUNTER_TREE_PHASES_WITHOUT_TREE
-        ]
-        results.tree_picks_constrained[game, player] = log.seat_counters[
-            player, COUNTER_TREE_PICKS_CONSTRAINED
-        ]
-    rank_scores(scores, results.rank[game], results.win[game])
-    results.light_drawn[game] = table.status[STATUS_LIGHT_DRAWN]
-    mask = np.int64(0)
-    for index in range(removed_tiles):
-        mask |= np.int64(1) << np.int64(log.removed[index])
-    results.removed_mask[game] = mask
-    for turn in range(log.draw_order.shape[0]):
-        results.draw_order[game, turn] = log.draw_order[turn] + 1
-
-
-@njit(cache=True)
 def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seeds,
                strategy_seeds, game_seat_policy, game_seat_params, results):
     """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``)."""
@@ -282,8 +154,14 @@ def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_play
         record_game(table, work, log, removed_tiles, game, scores, results)
 
 
-KernelVariant = namedtuple("KernelVariant", ["play_game", "play_games", "compile_seconds"])
+KernelVariant = namedtuple("KernelVariant",
+                           ["play_game", "play_games", "placement", "tree", "compile_seconds"])
 _VARIANTS: dict[tuple, KernelVariant] = {}
+
+
+def variants() -> dict[tuple, KernelVariant]:
+    """The loop variants compiled in this process for lineups with compiled user strategies."""
+    return dict(_VARIANTS)
 
 
 def _placement_dispatch(fallback, policy_id, user_placement):
@@ -316,14 +194,6 @@ def _tree_dispatch(fallback, policy_id, user_tree):
     return dispatch
 
 
-def _rebind(function, name, overrides):
-    """A new plain function with ``function``'s code and globals updated by ``overrides``."""
-    namespace = dict(function.__globals__)
-    namespace.update(overrides)
-    return types.FunctionType(function.__code__, namespace, name, function.__defaults__,
-                              function.__closure__)
-
-
 def compiled_variant(user_functions) -> KernelVariant:
     """The game kernel for a lineup with compiled user strategies.
 
@@ -343,10 +213,10 @@ def compiled_variant(user_functions) -> KernelVariant:
     for index, (user_placement, user_tree) in enumerate(user_functions):
         placement = _placement_dispatch(placement, USER_POLICY_BASE + index, user_placement)
         tree = _tree_dispatch(tree, USER_POLICY_BASE + index, user_tree)
-    game = njit(_rebind(play_game.py_func, "play_game",
+    game = njit(rebind(play_game.py_func, "play_game",
                         {"choose_placement": placement, "choose_tree": tree}))
-    games = njit(_rebind(play_games.py_func, "play_games", {"play_game": game}))
-    variant = KernelVariant(game, games, [None])
+    games = njit(rebind(play_games.py_func, "play_games", {"play_game": game}))
+    variant = KernelVariant(game, games, placement, tree, [None])
     _VARIANTS[key] = variant
     return variant
 

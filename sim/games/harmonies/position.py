@@ -29,7 +29,7 @@ from sim.games.harmonies.colours import (
     stack_name,
 )
 from sim.games.harmonies.data import AXIAL_DIRECTIONS, Card, GameData
-from sim.games.harmonies.rules import HarmoniesRules, resolve_mountain_points
+from sim.games.harmonies.options import HarmoniesRules, resolve_mountain_points
 from sim.games.harmonies.stacking import is_legal_stack
 
 Position = tuple[int, int]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import InputError
 from sim.games.base import (
     Game,
     PlayedGame,
@@ -17,20 +16,27 @@ from sim.games.base import (
     StrategyInfo,
     StrategySpec,
 )
-from sim.games.harmonies.board import Board, board_from_state, load_board, score_board
 from sim.games.harmonies.colours import COLOUR_NAMES
-from sim.games.harmonies.data import DEFAULT_PATHS, SIDE_NAMES, GameData, load_game_data
+from sim.games.harmonies.data import (
+    DEFAULT_PATHS,
+    SIDE_NAMES,
+    GameData,
+    load_data_folder,
+)
 from sim.games.harmonies.drawing import draw_board
-from sim.games.harmonies.game import play_game, play_games
-from sim.games.harmonies.recording import play_recorded_game
-from sim.games.harmonies.rules import HarmoniesRules, resolve_mountain_points
+from sim.games.harmonies.options import HarmoniesRules, resolve_mountain_points
+from sim.games.harmonies.position import Board, board_from_state, load_board, score_board
+from sim.games.harmonies.results import GameResults
 from sim.games.harmonies.scoring import CATEGORY_NAMES
+from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK
 from sim.games.harmonies.tables import EngineTables, build_tables
+from sim.games.strategy import KIND_BUILTIN
+from sim.loops.harmonies.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
+from sim.loops.harmonies.driver import play_recorded_game
+from sim.loops.harmonies.loop import compiled_variant, play_game, play_games, variants
 from sim.seeding import single_game_seeds
 from strategies.harmonies import REGISTRY
-from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_IDS, parameter_row
 
-DATA_FILES = tuple(f"{name}.toml" for name in DEFAULT_PATHS)
 MOUNTAIN_PRESETS = (None, "seed-text")  # by the value of the mountain_points parameter
 
 RULES_PARAMETERS = (
@@ -56,37 +62,24 @@ def harmonies_rules(players: int, rules: dict[str, int]) -> HarmoniesRules:
                           spirits=bool(rules["spirits"]))
 
 
-def load_data_folder(path: str | None) -> GameData:
-    """The shipped data (``None``) or a folder holding any of the data files (bag.toml,
-    setup.toml, boards.toml, scoring.toml, animals.toml, spirits.toml): each file present
-    replaces the shipped one. One-line InputError for a bad folder or file."""
-    if path is None:
-        return load_game_data()
-    folder = Path(path)
-    if not folder.exists():
-        raise InputError(f"{folder}: data folder not found")
-    if not folder.is_dir():
-        raise InputError(f"{folder}: expected a folder holding Harmonies data files "
-                         f"({', '.join(DATA_FILES)})")
-    strays = sorted(p.name for p in folder.glob("*.toml") if p.name not in DATA_FILES)
-    if strays:
-        raise InputError(f"{folder / strays[0]}: not a Harmonies data file (known: "
-                         f"{', '.join(DATA_FILES)})")
-    given = {name: folder / f"{name}.toml" for name in DEFAULT_PATHS
-             if (folder / f"{name}.toml").is_file()}
-    return load_game_data(**given)
-
-
 class Harmonies(Game):
     """Harmonies: 1-4 players take tokens from a central board to build landscapes that the
     animal cards' habitats ask for."""
 
     name = "harmonies"
     title = "Harmonies"
+    listing_order = 1
     min_players = 1
     max_players = 4
     data_option = "data"
+    data_help = "a Harmonies data folder"
+    position_help = "a Harmonies board"
     rules_parameters = RULES_PARAMETERS
+
+    def report_notes(self) -> list[str]:
+        """Seat 1 (0 in Parquet) plays first in every round."""
+        return ["Seats are counted from 1: seat 1 plays first in every round. (The Parquet "
+                "files count seats from 0.)"]
 
     def __init__(self) -> None:
         self._tables: dict[tuple, tuple[GameData, EngineTables]] = {}
@@ -104,7 +97,8 @@ class Harmonies(Game):
         return digest.hexdigest()[:16]
 
     def strategies(self) -> dict[str, StrategyInfo]:
-        """The compiled strategies of ``strategies/harmonies``."""
+        """Every registered strategy (built-ins, files in ``strategies/harmonies/``);
+        ``module:Class`` names load on lookup."""
         return REGISTRY
 
     def tables(self, data: GameData, players: int, rules: dict[str, int]) -> EngineTables:
@@ -115,25 +109,79 @@ class Harmonies(Game):
         return self._tables[key][1]
 
     @staticmethod
-    def _policy_ids(lineup: list[StrategySpec]) -> tuple[np.ndarray, np.ndarray]:
-        """Policy id and parameter row of every lineup entry."""
-        for spec in lineup:
-            if spec.name not in POLICY_IDS:
-                raise InputError(f"strategy '{spec.name}': not a Harmonies strategy (known: "
-                                 f"{', '.join(POLICY_IDS)})")
-        ids = np.array([POLICY_IDS[spec.name] for spec in lineup], dtype=np.int8)
-        rows = np.array([parameter_row(spec.name, spec.parameters) for spec in lineup])
-        return ids, rows.reshape(len(lineup), PARAMETER_SLOTS)
+    def _policy_ids(lineup: list[StrategySpec]):
+        """Policy id and parameter row of every lineup entry, and the loop variant for the
+        compiled user strategies among them (None for a lineup of built-ins)."""
+        ids = np.zeros(len(lineup), dtype=np.int8)
+        rows = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
+        user_turns: list = []
+        for row, spec in enumerate(lineup):
+            cls = REGISTRY.strategy_class(spec.name)
+            rows[row] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
+            if cls.kind() == KIND_BUILTIN:
+                ids[row] = POLICY_IDS[cls.name]
+            else:
+                (turn,) = cls.compiled()
+                if turn not in user_turns:
+                    user_turns.append(turn)
+                ids[row] = USER_POLICY_BASE + user_turns.index(turn)
+        variant = compiled_variant(user_turns) if user_turns else None
+        return ids, rows, variant
+
+    def variant_compile_seconds(self) -> dict:
+        """Compile seconds of each loop variant built in this process (None until compiled)."""
+        return {key: variant.compile_seconds[0] for key, variant in variants().items()}
+
+    def play_shard_in_driver(self, data, players, rules, lineup, game_seat_strategy,
+                             deal_seeds, strategy_seeds):
+        """The shard played game by game by the Python driver (the loop's own code run from
+        Python, as ``sim play`` plays)."""
+        tables = self.tables(data, players, rules)
+        ids, rows, variant = self._policy_ids(lineup)
+        seats = np.asarray(game_seat_strategy)
+        positions = data.sides[SIDE_NAMES[rules["side"]]].hexes
+        games = [play_recorded_game(tables, positions, ids[seats[game]], int(deal_seeds[game]),
+                                    int(strategy_seeds[game]), rows[seats[game]],
+                                    variant=variant).results
+                 for game in range(len(deal_seeds))]
+        results = GameResults(*(np.concatenate([getattr(g, name) for g in games])
+                                for name in GameResults.__dataclass_fields__))
+        return self._columns(results, players, len(deal_seeds))
+
+    def hidden_information_decisions(self, data, players, rules, lineup, seed, shuffle):
+        """Seat 0's first turn (space, tokens and where they went, card, cubes) with the bag
+        and the deck re-shuffled by ``shuffle`` right after the deal, and that hidden order."""
+        tables = self.tables(data, players, rules)
+        ids, rows, variant = self._policy_ids(lineup)
+        deal_seed, strategy_seed = single_game_seeds(seed)
+        hidden_orders = []
+
+        def reshuffle(public, hidden):
+            if shuffle is not None:
+                generator = np.random.default_rng(shuffle)
+                generator.shuffle(hidden.bag_order[hidden.draw_positions[DRAW_BAG]:])
+                generator.shuffle(hidden.deck_order[hidden.draw_positions[DRAW_DECK]:])
+            hidden_orders.append(np.concatenate([hidden.bag_order, hidden.deck_order]))
+
+        positions = data.sides[SIDE_NAMES[rules["side"]]].hexes
+        game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows,
+                                  variant=variant, after_deal=reshuffle)
+        return [game.turns[0].to_json()], hidden_orders[0]
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
                    strategy_seeds):
         """Play a shard in one compiled call; one row per (game, seat), game-major."""
         tables = self.tables(data, players, rules)
-        ids, rows = self._policy_ids(lineup)
+        ids, rows, variant = self._policy_ids(lineup)
         seats = np.asarray(game_seat_strategy)
         results = play_games(tables, ids[seats], np.asarray(deal_seeds, dtype=np.uint64),
-                             np.asarray(strategy_seeds, dtype=np.uint64), parameters=rows[seats])
-        games = len(deal_seeds)
+                             np.asarray(strategy_seeds, dtype=np.uint64), parameters=rows[seats],
+                             variant=variant)
+        return self._columns(results, players, len(deal_seeds))
+
+    @staticmethod
+    def _columns(results: GameResults, players: int, games: int) -> dict[str, np.ndarray]:
+        """The rows-store columns of a shard's results, one row per (game, seat)."""
 
         def per_seat(array, dtype):
             return np.ascontiguousarray(array, dtype=dtype).reshape(games * players)
@@ -189,8 +237,9 @@ class Harmonies(Game):
         tables = self.tables(data, players, rules)
         deal_seed, strategy_seed = single_game_seeds(seed)
         positions = data.sides[SIDE_NAMES[rules["side"]]].hexes
-        ids, rows = self._policy_ids(lineup)
-        game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows)
+        ids, rows, variant = self._policy_ids(lineup)
+        game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows,
+                                  variant=variant)
         cards = data.card_by_id()
         names = [f"seat {seat} ({spec.label()})" for seat, spec in enumerate(lineup)]
         rule_text = ", ".join(f"{p.name}={dict((v, n) for n, v in p.choices)[rules[p.name]]}"
@@ -232,8 +281,9 @@ class Harmonies(Game):
         """A drawing of each seat's final board (with its points) of the game these seeds
         give, for the report's highest / lowest games."""
         tables = self.tables(data, players, rules)
-        ids, rows = self._policy_ids(lineup)
-        game = play_game(tables, ids, int(deal_seed), int(strategy_seed), parameters=rows)
+        ids, rows, variant = self._policy_ids(lineup)
+        game = play_game(tables, ids, int(deal_seed), int(strategy_seed), parameters=rows,
+                         variant=variant)
         drawings = []
         for seat, board in enumerate(self._boards(data, tables, game.public, players, rules)):
             points = {name: int(game.results.category_points[0, seat, i])

@@ -1,15 +1,34 @@
-"""The compiled entry points the engine calls for a seat, dispatched by policy id
-(``strategies.harmonies.ids``): a whole turn, the spirit to keep, the solo discard."""
+"""Dispatch of the built-in Harmonies strategies by id, inside compiled code: the entry points
+the game loop calls for a seat (a whole turn, the spirit to keep, the solo discard).
+
+One cached loop then serves every lineup of built-ins without recompiling. The ids are those of
+``strategies.harmonies.ids`` (the valued strategies read them to pick their variant); a built-in
+strategy class is found here by its name, and its parameters reach the named slots of its row
+by ``Strategy.parameter_row``.
+"""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.rng import next_below
+from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.greedy import greedy_turn
-from strategies.harmonies.ids import POLICY_GREEDY, POLICY_RANDOM
+from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_GREEDY, POLICY_IDS, POLICY_RANDOM
 from strategies.harmonies.random_play import random_solo_discard, random_turn
 from strategies.harmonies.valued import valued_turn
+
+USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (loop.compiled_variant)
+assert {cls.name for cls in BUILTIN_CLASSES} == set(POLICY_IDS)
+
+
+def default_parameter_table() -> np.ndarray:
+    """float64[policies, PARAMETER_SLOTS]: the default row of every built-in policy id."""
+    table = np.zeros((len(POLICY_IDS), PARAMETER_SLOTS), dtype=np.float64)
+    for cls in BUILTIN_CLASSES:
+        table[POLICY_IDS[cls.name]] = cls.parameter_row({}, PARAMETER_SLOTS)
+    return table
 
 
 @njit(cache=True)

@@ -5,10 +5,16 @@ A game is a pure function of the tables (data + rules options), the lineup (poli
 the deal seed (bag order, deck order, spirits dealt) and the strategy seed (seat ``s`` draws from
 stream ``s`` of it). Seat 0 starts; a round is one turn per seat; when an end trigger fires the
 round is finished so every seat plays the same number of turns.
+
+This layer sits above the rules (``sim.games.harmonies``) and the strategies
+(``strategies.harmonies``): numba must see the dispatcher (``dispatch``) when it compiles the
+loop, so that one on-disk cached kernel serves every lineup of built-ins.
 """
 
 from __future__ import annotations
 
+import time
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,23 +22,24 @@ import numpy as np
 from numba import njit
 
 from sim.errors import InputError
-from sim.games.harmonies.colours import COLOUR_COUNT, STACK_CODE_COUNT, stack_code
-from sim.games.harmonies.habitats import stack_code_at
-from sim.games.harmonies.scoring import (
-    CATEGORY_COUNT,
-    animal_cards_completed,
-    animal_cubes_placed,
-    score_player,
+from sim.games.harmonies.colours import COLOUR_COUNT
+from sim.games.harmonies.results import (
+    AUDIT_OK,
+    GameResults,
+    audit_state,
+    legal_stack_code_table,
+    raise_on_audit,
+    record_results,
 )
-from sim.games.harmonies.stacking import LEGAL_STACKS
+from sim.games.harmonies.scoring import CATEGORY_COUNT
 from sim.games.harmonies.state import (
-    DRAW_BAG,
     PROGRESS_END_TRIGGERED,
     PROGRESS_ROUND,
     PROGRESS_SEAT,
     HiddenState,
     PublicState,
     deal,
+    full_space_count,
     new_state,
 )
 from sim.games.harmonies.tables import EngineTables
@@ -41,65 +48,18 @@ from sim.games.harmonies.turn import (
     refill_after_turn,
     solo_discard_from_row,
 )
+from sim.loops.harmonies.dispatch import (
+    PARAMETER_SLOTS,
+    POLICY_IDS,
+    USER_POLICY_BASE,
+    choose_solo_discard,
+    choose_spirit,
+    default_parameter_table,
+    play_policy_turn,
+)
+from sim.loops.rebind import rebind
 from sim.rng import seed_state
-from strategies.harmonies.common import Workspace, full_space_count, new_workspace
-from strategies.harmonies.dispatch import choose_solo_discard, choose_spirit, play_policy_turn
-from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_IDS, default_parameter_table
-
-# Audit failures (see audit_state), reported by play_game/play_games(audit=True).
-AUDIT_OK = 0
-AUDIT_ILLEGAL_STACK = 1
-AUDIT_CUBE_WITHOUT_TOKEN = 2
-AUDIT_TOKEN_ON_CUBE = 3
-AUDIT_TOKENS_NOT_CONSERVED = 4
-AUDIT_BAG_COUNTS_WRONG = 5
-AUDIT_MESSAGES = {
-    AUDIT_ILLEGAL_STACK: "a stack the stacking table forbids",
-    AUDIT_CUBE_WITHOUT_TOKEN: "a cube on a hex without a token",
-    AUDIT_TOKEN_ON_CUBE: "a token placed on top of a cube",
-    AUDIT_TOKENS_NOT_CONSERVED: "bag + boards + central board + box differs from the bag file",
-    AUDIT_BAG_COUNTS_WRONG: "public bag counts differ from the bag's contents",
-}
-
-
-def legal_stack_code_table() -> np.ndarray:
-    """int8[STACK_CODE_COUNT]: 1 for the codes of the stacks RULES.md allows (built from the
-    pure-Python list in ``stacking.py``, independent of the compiled placement rule)."""
-    table = np.zeros(STACK_CODE_COUNT, dtype=np.int8)
-    for stack in LEGAL_STACKS:
-        table[stack_code(stack)] = 1
-    return table
-
-
-@njit(cache=True)
-def audit_state(tables, public, hidden, legal_codes, counts):
-    """Check the invariants of a state: legal stacks, cubes on tokens and never under a later
-    token, every token of the bag file accounted for. Returns an AUDIT_* code."""
-    counts[:] = 0
-    for player in range(tables.players):
-        for hex_index in range(tables.hex_count):
-            height = public.heights[player, hex_index]
-            if legal_codes[stack_code_at(public.stacks, public.heights, player, hex_index)] == 0:
-                return AUDIT_ILLEGAL_STACK
-            cube_height = public.cube_heights[player, hex_index]
-            if cube_height > 0 and height == 0:
-                return AUDIT_CUBE_WITHOUT_TOKEN
-            if cube_height > 0 and cube_height != height:
-                return AUDIT_TOKEN_ON_CUBE
-            for level in range(height):
-                counts[public.stacks[player, hex_index, level]] += 1
-    for space in range(tables.central_spaces):
-        for slot in range(public.central_count[space]):
-            counts[public.central[space, slot]] += 1
-    in_bag = np.zeros(COLOUR_COUNT, dtype=np.int32)
-    for position in range(hidden.draw_positions[DRAW_BAG], hidden.bag_order.shape[0]):
-        in_bag[hidden.bag_order[position]] += 1
-    for colour in range(COLOUR_COUNT):
-        if in_bag[colour] != public.bag_counts[colour]:
-            return AUDIT_BAG_COUNTS_WRONG
-        if counts[colour] + in_bag[colour] + public.box_counts[colour] != tables.bag[colour]:
-            return AUDIT_TOKENS_NOT_CONSERVED
-    return AUDIT_OK
+from strategies.harmonies.common import Workspace, new_workspace
 
 
 @njit(cache=True)
@@ -123,35 +83,6 @@ def play_turn(tables, public, hidden, work, lineup, player):
         if position >= 0:
             solo_discard_from_row(public, hidden, position)
     return space
-
-
-@njit(cache=True)
-def record_results(tables, public, work, game, category_points, totals, ranks, wins, cubes,
-                   completed, turns):
-    """Score every player of the finished game into row ``game`` of the result arrays; ranks
-    by points then animal cubes placed, equal players share the rank and the win."""
-    players = tables.players
-    for player in range(players):
-        totals[game, player] = score_player(tables, public, player, work.scratch, work.scores)
-        for category in range(CATEGORY_COUNT):
-            category_points[game, player, category] = work.scores[category]
-        cubes[game, player] = animal_cubes_placed(tables, public, player)
-        completed[game, player] = animal_cards_completed(tables, public, player)
-        turns[game, player] = public.turns_played[player]
-    winners = 0
-    for player in range(players):
-        ahead = 0
-        for other in range(players):
-            if totals[game, other] > totals[game, player] or (
-                totals[game, other] == totals[game, player]
-                and cubes[game, other] > cubes[game, player]
-            ):
-                ahead += 1
-        ranks[game, player] = ahead + 1
-        if ahead == 0:
-            winners += 1
-    for player in range(players):
-        wins[game, player] = 1.0 / winners if ranks[game, player] == 1 else 0.0
 
 
 @njit(cache=True)
@@ -192,24 +123,7 @@ def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, de
                        completed, turns)
 
 
-@dataclass(frozen=True)
-class GameResults:
-    """Per-game, per-seat results of :func:`play_games` (first axis: game, second: seat).
-
-    ``category_points[g, s, c]`` follows ``scoring.CATEGORY_NAMES``; ``rank`` is 1 for the
-    best (equal players share a rank); ``win`` is 1/k for each of k tied winners, else 0;
-    ``cubes_placed`` counts animal cubes (the tie-break); ``cards_completed`` animal cards."""
-
-    category_points: np.ndarray  # int16[G, P, 7]
-    total: np.ndarray  # int16[G, P]
-    rank: np.ndarray  # int8[G, P]
-    win: np.ndarray  # float64[G, P]
-    cubes_placed: np.ndarray  # int16[G, P]
-    cards_completed: np.ndarray  # int16[G, P]
-    turns: np.ndarray  # int16[G, P]
-
-
-def policy_lineup(lineup: Sequence[int | str], players: int) -> np.ndarray:
+def policy_lineup(lineup: Sequence[int | str], players: int, user_ids=()) -> np.ndarray:
     """Turn a lineup of policy names (``strategies.harmonies.ids.POLICY_IDS``) or ids into an
     int8 array, one per seat; InputError when it does not fit."""
     if len(lineup) != players:
@@ -222,7 +136,7 @@ def policy_lineup(lineup: Sequence[int | str], players: int) -> np.ndarray:
                 raise InputError(f"option 'lineup': seat {seat}: unknown policy {policy!r} "
                                  f"(known: {known})")
             ids.append(POLICY_IDS[policy])
-        elif int(policy) in POLICY_IDS.values():
+        elif int(policy) in POLICY_IDS.values() or int(policy) in user_ids:
             ids.append(int(policy))
         else:
             raise InputError(f"option 'lineup': seat {seat}: unknown policy id {policy!r}")
@@ -238,27 +152,20 @@ def _seed_array(seeds, name: str) -> np.ndarray:
     return array.astype(np.uint64)
 
 
-def _raise_on_audit(codes: np.ndarray, deal_seeds: np.ndarray) -> None:
-    bad = np.nonzero(codes)[0]
-    if bad.size:
-        game = int(bad[0])
-        raise AssertionError(f"game {game} (deal seed {int(deal_seeds[game])}): "
-                             f"{AUDIT_MESSAGES[int(codes[game])]}")
-
-
-def game_lineups(lineup, players: int, games: int) -> np.ndarray:
+def game_lineups(lineup, players: int, games: int, user_ids=()) -> np.ndarray:
     """int8[games, players] policy ids: ``lineup`` is one name or id per seat (the same for
-    every game) or an integer array [games, players] of ids (a lineup per game)."""
+    every game) or an integer array [games, players] of ids (a lineup per game; ``user_ids``
+    are the ids a compiled variant adds)."""
     array = np.asarray(lineup)
     if array.ndim == 2:
         if array.shape != (games, players) or not np.issubdtype(array.dtype, np.integer):
             raise InputError(f"option 'lineup': expected {games} x {players} policy ids, got "
                              f"an array of shape {array.shape}")
-        known = np.array(sorted(POLICY_IDS.values()))
+        known = np.array(sorted(POLICY_IDS.values()) + list(user_ids))
         if not np.isin(array, known).all():
             raise InputError("option 'lineup': unknown policy id in the per-game lineups")
         return np.array(array, dtype=np.int8, order="C")
-    row = policy_lineup(lineup, players)
+    row = policy_lineup(lineup, players, user_ids)
     # A writable copy: a read-only array would be another type for the compiled kernel.
     return np.repeat(row[None, :], games, axis=0)
 
@@ -275,8 +182,9 @@ def seat_parameter_array(lineup_ids: np.ndarray, parameters) -> np.ndarray:
     return array
 
 
-def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None):
-    """Play the games in one compiled call; ``lineup_ids`` is int8[games, players]."""
+def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None, variant=None):
+    """Play the games in one compiled call; ``lineup_ids`` is int8[games, players]; ``variant``
+    (from :func:`compiled_variant`) plays lineups with compiled user strategies."""
     games, players = deal_array.shape[0], tables.players
     seat_parameters = seat_parameter_array(lineup_ids, parameters)
     public, hidden = new_state(tables)
@@ -291,30 +199,40 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None)
         turns=np.zeros((games, players), dtype=np.int16),
     )
     audit_codes = np.zeros(games, dtype=np.int8)
-    play_games_kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
+    kernel = play_games_kernel if variant is None else variant.play_games_kernel
+    kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
                       strategy_array,
                       bool(audit), legal_stack_code_table(), results.category_points,
                       results.total, results.rank, results.win, results.cubes_placed,
                       results.cards_completed, results.turns, audit_codes)
-    _raise_on_audit(audit_codes, deal_array)
+    raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 
 
 def play_games(tables: EngineTables, lineup: Sequence[int | str] | np.ndarray, deal_seeds,
-               strategy_seeds, audit: bool = False, parameters=None) -> GameResults:
+               strategy_seeds, audit: bool = False, parameters=None,
+               variant: KernelVariant | None = None) -> GameResults:
     """Play one game per pair (``deal_seeds[g]``, ``strategy_seeds[g]``) with the policies of
     ``lineup`` (one name or id per seat, or an id array [games, players]: see
     :func:`game_lineups`) in one compiled call, on one core.
 
     ``parameters``: float[games, players, PARAMETER_SLOTS] strategy parameters per seat
     (default: each policy's defaults). With ``audit=True`` every state is checked after every
-    turn and a broken invariant raises AssertionError (for tests; slower)."""
+    turn and a broken invariant raises AssertionError (for tests; slower). ``variant`` (from
+    :func:`compiled_variant`) plays lineups with compiled user strategies."""
     deal_array = _seed_array(deal_seeds, "deal_seeds")
     strategy_array = _seed_array(strategy_seeds, "strategy_seeds")
     if deal_array.shape != strategy_array.shape:
         raise InputError("option 'strategy_seeds': must have as many seeds as 'deal_seeds'")
-    lineup_ids = game_lineups(lineup, tables.players, deal_array.shape[0])
-    results, _, _, _ = _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters)
+    user_ids = variant.user_ids if variant is not None else ()
+    lineup_ids = game_lineups(lineup, tables.players, deal_array.shape[0], user_ids)
+    if variant is not None and variant.compile_seconds[0] is None:
+        start = time.perf_counter()
+        _run(tables, lineup_ids[:1], deal_array[:1], strategy_array[:1], audit,
+             None if parameters is None else np.asarray(parameters)[:1], variant)
+        variant.compile_seconds[0] = time.perf_counter() - start
+    results, _, _, _ = _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters,
+                            variant)
     return results
 
 
@@ -329,14 +247,58 @@ class FinishedGame:
 
 
 def play_game(tables: EngineTables, lineup: Sequence[int | str], deal_seed: int,
-              strategy_seed: int, audit: bool = False, parameters=None) -> FinishedGame:
+              strategy_seed: int, audit: bool = False, parameters=None,
+              variant: KernelVariant | None = None) -> FinishedGame:
     """Play one game and keep its final state (for tests, exports and debugging);
     ``parameters``: float[players, PARAMETER_SLOTS] or None for the defaults."""
-    lineup_ids = game_lineups(lineup, tables.players, 1)
+    lineup_ids = game_lineups(lineup, tables.players, 1,
+                              variant.user_ids if variant is not None else ())
     deal_array = _seed_array([deal_seed], "deal_seed")
     strategy_array = _seed_array([strategy_seed], "strategy_seed")
     if parameters is not None:
         parameters = np.asarray(parameters, dtype=np.float64)[None]
     results, public, hidden, work = _run(tables, lineup_ids, deal_array, strategy_array, audit,
-                                         parameters)
+                                         parameters, variant)
     return FinishedGame(results=results, public=public, hidden=hidden, workspace=work)
+
+
+KernelVariant = namedtuple("KernelVariant",
+                           ["play_turn", "play_games_kernel", "user_ids", "compile_seconds"])
+_VARIANTS: dict[tuple, KernelVariant] = {}
+
+
+def _turn_dispatch(fallback, policy_id, user_turn):
+    """``play_policy_turn`` that sends ``policy_id`` to a compiled user turn function."""
+
+    @njit
+    def dispatch(policy, tables, public, player, generator, work):
+        if policy == policy_id:
+            return user_turn(work.parameters[player], tables, public, player, generator, work)
+        return fallback(policy, tables, public, player, generator, work)
+
+    return dispatch
+
+
+def compiled_variant(user_turns) -> KernelVariant:
+    """The game loop for a lineup with compiled user strategies: ``user_turns[k]`` plays for
+    policy id ``USER_POLICY_BASE + k``. The variant runs exactly the code of ``play_turn`` and
+    ``play_games_kernel`` re-bound to a dispatcher that tries the user ids before the built-ins,
+    so rules and loop cannot drift apart. numba cannot cache it on disk (its globals are
+    run-time functions); it is compiled once per process and lineup and memoised here."""
+    key = tuple(id(turn) for turn in user_turns)
+    if key in _VARIANTS:
+        return _VARIANTS[key]
+    dispatch = play_policy_turn
+    for index, user_turn in enumerate(user_turns):
+        dispatch = _turn_dispatch(dispatch, USER_POLICY_BASE + index, user_turn)
+    turn = njit(rebind(play_turn.py_func, "play_turn", {"play_policy_turn": dispatch}))
+    kernel = njit(rebind(play_games_kernel.py_func, "play_games_kernel", {"play_turn": turn}))
+    user_ids = tuple(USER_POLICY_BASE + index for index in range(len(user_turns)))
+    variant = KernelVariant(turn, kernel, user_ids, [None])
+    _VARIANTS[key] = variant
+    return variant
+
+
+def variants() -> dict[tuple, KernelVariant]:
+    """The loop variants compiled in this process for lineups with compiled user strategies."""
+    return dict(_VARIANTS)

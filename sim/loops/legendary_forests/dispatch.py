@@ -1,10 +1,11 @@
 """Dispatch of the built-in Legendary Forests strategies by id, inside compiled code.
 
-The game kernel calls ``choose_placement`` and ``choose_tree`` with a seat's policy id and its row
-of float parameters; one cached kernel then serves every lineup of built-ins without recompiling
+The game loop calls ``choose_placement`` and ``choose_tree`` with a seat's policy id and its row
+of float parameters; one cached loop then serves every lineup of built-ins without recompiling
 (a compiled function passed as an argument would be specialised per lineup and could not be
-cached on disk). The parameter slots of each policy are the order of its class's ``parameters``
-in ``strategies.legendary_forests.catalogue``.
+cached on disk). A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here
+by its name (``POLICY_IDS``); its parameters fill the slots of its row in the order it declares
+them (``Strategy.parameter_row``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,142 @@
+"""What the commands share: the options every command spells the same way, the rules options,
+lineups, and the one place where a user error becomes one line on stderr and exit code 2.
+
+Option texts that depend on the games (``--game``, the data option, the rules parameters that
+have options of their own) are built from the game registry, so no command names a game.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.errors import InputError
+from sim.games.base import Game, StrategySpec
+from sim.games.registry import default_game, games
+from sim.strategy_spec import parse_strategy
+
+
+def _game_help() -> str:
+    return f"Game: {' or '.join(games())}."
+
+
+def _data_help() -> str:
+    kinds = " or ".join(game.data_help for game in games().values() if game.data_help)
+    return f"Game data: {kinds} (default: the shipped data)."
+
+
+def _data_options() -> list[str]:
+    names = [f"--{game.data_option}" for game in games().values() if game.data_option]
+    return list(dict.fromkeys(names))
+
+
+def position_help() -> str:
+    """The help of ``sim score``'s argument: what each game's position file is."""
+    kinds = " or ".join(game.position_help for game in games().values() if game.position_help)
+    return f"{kinds[:1].upper()}{kinds[1:]}, JSON (RULES.md formats)."
+
+
+DEFAULT_GAME = default_game()
+GameOption = Annotated[str, typer.Option("--game", "-g", help=_game_help())]
+DataOption = Annotated[Path | None, typer.Option(*_data_options(), help=_data_help())]
+RuleOption = Annotated[
+    list[str] | None,
+    typer.Option("--rule", help="Any rules parameter: NAME=VALUE (repeat)."),
+]
+PlayersOption = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+FairMarginOption = Annotated[
+    float, typer.Option(help="Fairness margin in percentage points: seats are fair when every "
+                             "gap between two seats' win rates is shown (simultaneous 95% "
+                             "intervals) to lie within it, unfair when one is shown to exceed "
+                             "it, undecided otherwise.", min=0.01, max=50.0)]
+
+
+def user_errors(command):
+    """Turn InputError into a one-line message on stderr and exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except InputError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def with_rules_options(command):
+    """Give ``command`` an option of its own for every rules parameter a game marks ``option``
+    (e.g. ``--removed-tiles``); their values reach it as the dict ``rule_options`` (the ones
+    given, by parameter name)."""
+    signature = inspect.signature(command, eval_str=True)
+    extra: list[inspect.Parameter] = []
+    names: list[str] = []
+    for game in games().values():
+        for parameter in game.rules_parameters:
+            if not parameter.option or parameter.name in names:
+                continue
+            names.append(parameter.name)
+            option = typer.Option(parameter.option_name,
+                                  help=f"{parameter.help[:1].upper()}{parameter.help[1:]} "
+                                       f"({game.title} rules parameter).")
+            extra.append(inspect.Parameter(parameter.name, inspect.Parameter.KEYWORD_ONLY,
+                                           default=None, annotation=Annotated[int | None, option]))
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        given = {name: kwargs.pop(name) for name in names if kwargs.get(name) is not None}
+        for name in names:
+            kwargs.pop(name, None)
+        return command(*args, rule_options=given, **kwargs)
+
+    kept = [p for p in signature.parameters.values() if p.name != "rule_options"]
+    wrapper.__signature__ = signature.replace(parameters=kept + extra)
+    return wrapper
+
+
+def resolve_lineup(game: Game, strategies: list[str], players: int,
+                   source: str = "--strategy") -> list[StrategySpec]:
+    """One strategy spec per seat: a single name fills every seat, otherwise one per seat."""
+    registry = game.strategies()
+    specs = [parse_strategy(text, registry, source) for text in strategies]
+    if len(specs) == 1:
+        specs = specs * players
+    if len(specs) != players:
+        raise InputError(f"{source}: {len(specs)} strategies given for {players} players; "
+                         f"give one for every seat or a single one for all")
+    return specs
+
+
+def rules_from_options(game: Game, rule_options: dict[str, int],
+                       rule: list[str] | None) -> dict[str, int]:
+    """The game's rules from the command line: the rules parameters' own options and any
+    ``--rule NAME=VALUE``."""
+    overrides: dict[str, int | str] = dict(rule_options)
+    overrides.update(parse_rule_overrides(rule or []))
+    return game.resolve_rules(overrides, "options")
+
+
+def parse_rule_overrides(items: list[str]) -> dict[str, int | str]:
+    """``NAME=VALUE`` pairs from ``--rule`` options (integers, or a named choice like B)."""
+    rules: dict[str, int | str] = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals:
+            raise InputError(f"--rule: expected NAME=VALUE, got '{item}'")
+        value = value.strip()
+        try:
+            rules[name.strip()] = int(value)
+        except ValueError:
+            rules[name.strip()] = value  # the game checks named choices
+    return rules
+
+
+def data_path(path: Path | None) -> str | None:
+    """The data option as the games take it (None: the shipped data)."""
+    return str(path) if path else None

@@ -1,0 +1,54 @@
+"""``sim play``: one game with every turn printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.options import (
+    DEFAULT_GAME,
+    DataOption,
+    GameOption,
+    PlayersOption,
+    RuleOption,
+    data_path,
+    resolve_lineup,
+    rules_from_options,
+    with_rules_options,
+)
+from sim.files import write_text_atomic
+from sim.games.registry import get_game
+
+
+@with_rules_options
+def play(
+    players: PlayersOption = 4,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Game seed.")] = 1,
+    strategy: Annotated[
+        list[str],
+        typer.Option("--strategy", help="Strategy per seat (repeat), or one for all seats, "
+                                        "e.g. greedy or name:key=value."),
+    ] = ["greedy"],  # noqa: B006 - typer needs a list default here
+    tiles: DataOption = None,
+    json_out: Annotated[
+        Path | None,
+        typer.Option("--json", help="Write the final positions and the turn log to this file."),
+    ] = None,
+    rule: RuleOption = None,
+    game: GameOption = DEFAULT_GAME,
+    rule_options: dict[str, int] | None = None,
+) -> None:
+    """Play one game and print every turn and the final position of every player."""
+    chosen = get_game(game)
+    chosen.check_players(players, "--players")
+    rules = rules_from_options(chosen, rule_options or {}, rule)
+    data = chosen.load_data(data_path(tiles))
+    lineup = resolve_lineup(chosen, strategy, players)
+    played = chosen.play_one(data, players, rules, lineup, seed)
+    typer.echo(played.text)
+    if json_out is not None:
+        write_text_atomic(json_out, json.dumps(played.document, indent=1) + "\n")
+        typer.echo(f"\nwrote {json_out}")

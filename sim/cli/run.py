@@ -1,0 +1,100 @@
+"""``sim run``: a batch of seeded games into Parquet, resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.options import DataOption, QuietOption, parse_rule_overrides
+from sim.cli.progress import run_with_progress
+from sim.config import load_config
+from sim.errors import InputError
+from sim.runner import config_from_manifest
+from sim.store import read_manifest
+
+
+def run(
+    config_file: Annotated[
+        Path | None,
+        typer.Argument(help="Experiment config (TOML, see configs/README.md). Optional with "
+                            "--resume.", dir_okay=False),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Finish the batch in this folder (after a crash, kill or "
+                                      "Ctrl-C); ends with the same results as an "
+                                      "uninterrupted run.", file_okay=False),
+    ] = None,
+    games: Annotated[int | None, typer.Option(help="Override: number of games.")] = None,
+    deals: Annotated[int | None, typer.Option(help="Override: number of deals.")] = None,
+    replicates_per_deal: Annotated[
+        int | None, typer.Option(help="Override: games per deal (nested designs).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
+    players: Annotated[int | None, typer.Option(help="Override: number of players.")] = None,
+    strategy: Annotated[
+        list[str] | None,
+        typer.Option("--strategy", help="Override: strategy per seat (repeat) or one for all."),
+    ] = None,
+    pool: Annotated[
+        list[str] | None,
+        typer.Option("--pool", help="Override: strategies rotating through the seats (repeat)."),
+    ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", help="Override a rules parameter: NAME=VALUE (repeat)."),
+    ] = None,
+    tiles: DataOption = None,
+    shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
+    store: Annotated[
+        str | None, typer.Option(help="Override: rows (every row) or summary (aggregates).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    backend: Annotated[
+        str, typer.Option(help="local (joblib processes) or dask (dask.distributed).")
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address (tcp://host:port); without it, --backend dask "
+                          "starts a local cluster."),
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Play a batch of seeded games into Parquet (one row per player per game)."""
+    overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
+                 "seed": seed, "players": players, "shard_size": shard_size,
+                 "output": str(out) if out else None, "store": store,
+                 "data_file": str(tiles) if tiles else None}
+    if strategy:
+        overrides["strategies"] = list(strategy)
+    if pool:
+        overrides["pool"] = list(pool)
+    if rule:
+        overrides["rules"] = parse_rule_overrides(rule)
+    if workers < 0:
+        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    if resume is not None:
+        stored = config_from_manifest(read_manifest(resume))
+        if config_file is None:
+            if any(v is not None for v in overrides.values()):
+                raise InputError("--resume: options that change the batch cannot be combined "
+                                 "with --resume (give the same config file instead)")
+            config = stored
+        else:
+            overrides["output"] = str(resume)
+            config = load_config(config_file, overrides)
+    else:
+        if config_file is None:
+            raise InputError("run: give a config file (see configs/) or --resume DIR")
+        config = load_config(config_file, overrides)
+    summary = run_with_progress(config, workers=workers, backend=backend, scheduler=scheduler,
+                                resume=resume is not None, quiet=quiet)
+    if not quiet:
+        state = "complete" if summary.complete else "incomplete"
+        typer.echo(f"{summary.games_played:,} games in {summary.seconds:.1f} s "
+                   f"({summary.games_per_second:,.0f} games/s); batch {state}: "
+                   f"{summary.shards_done}/{summary.shards_total} shards")
+    typer.echo(str(summary.run_dir))

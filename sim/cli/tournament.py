@@ -1,0 +1,74 @@
+"""``sim tournament``: every strategy in every seat on the same deals, rated."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.options import (
+    DEFAULT_GAME,
+    DataOption,
+    RuleOption,
+    data_path,
+    rules_from_options,
+    with_rules_options,
+)
+from sim.files import write_text_atomic
+from sim.games.registry import get_game
+from sim.strategy_spec import parse_strategy
+from sim.tournament import parse_strategy_list, run_tournament
+
+
+def default_workers() -> int:
+    """Worker processes for a tournament: every core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@with_rules_options
+def tournament(
+    strategies: Annotated[
+        str, typer.Option("--strategies", help="Comma-separated strategies, e.g. "
+                                                "random,greedy,planner:hope=0.5,lookahead=1 "
+                                                "(an item key=value continues the previous one).")
+    ] = "random,greedy",
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games in total (rounded up to "
+                                                             "whole deals x seat rotations).")
+                     ] = 2000,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-j", help="Worker processes (default: all "
+                                                          "cores); results do not depend on it.")
+    ] = None,
+    tiles: DataOption = None,
+    rule: RuleOption = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the results to this JSON file.")
+    ] = None,
+    game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
+    rule_options: dict[str, int] | None = None,
+) -> None:
+    """Play every strategy in every seat on the same deals and rate them.
+
+    Prints scores and win rates with 95% CIs, head-to-head win rates and Bradley-Terry
+    ratings."""
+    chosen = get_game(game)
+    chosen.check_players(players, "--players")
+    rules = rules_from_options(chosen, rule_options or {}, rule)
+    data = chosen.load_data(data_path(tiles))
+    registry = chosen.strategies()
+    lineup = [parse_strategy(text, registry, "--strategies")
+              for text in parse_strategy_list(strategies)]
+    result = run_tournament(chosen, data, players, rules, lineup, games, seed,
+                            workers if workers is not None else default_workers())
+    typer.echo(result.table())
+    if json_out is not None:
+        write_text_atomic(json_out, json.dumps(result.document(), indent=1) + "\n")
+        typer.echo(f"\nwrote {json_out}")

@@ -1,0 +1,92 @@
+"""``sim tune-trees``: the sweep preset that recommends the tree supply per player count."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.options import FairMarginOption, QuietOption
+from sim.cli.progress import print_sweep_points, run_sweep_with_progress
+from sim.errors import InputError
+from sim.sweep import load_sweep, sweep_from_document, sweep_rows
+from sim.tune_trees import (
+    BASELINE,
+    parse_range,
+    recommend,
+    tree_supply_metrics,
+    tune_trees_document,
+    write_tuning_report,
+)
+
+
+def tune_trees(
+    players: Annotated[str, typer.Option(help="Player counts: a range 1-5 or a list 2,3,4.")
+                       ] = "1-5",
+    supply: Annotated[str, typer.Option(help="Trees per colour per player to try: 1-4 or "
+                                             "1,2,3.")] = "1-4",
+    strategies: Annotated[
+        str, typer.Option(help="The pool rotating through the seats: the strongest candidate "
+                               "and greedy, e.g. planner,greedy.")] = "planner,greedy",
+    games: Annotated[int, typer.Option(help="Games per grid point (cap in adaptive mode).")
+                     ] = 50_000,
+    half_width: Annotated[
+        float | None,
+        typer.Option(help="Adaptive: stop a point once every seat's win rate is known to this "
+                          "95% CI half-width (e.g. 0.005).")] = None,
+    adaptive: Annotated[
+        bool, typer.Option("--adaptive", help="Play each point until its fairness verdict is "
+                                              "decided (fair or unfair), up to --games.")
+    ] = False,
+    fair_margin: FairMarginOption = 2.0,
+    seed: Annotated[int, typer.Option(help="Master seed.")] = 20261129,
+    shard_size: Annotated[int, typer.Option(help="Games per shard.")] = 5_000,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A tune-trees sweep file instead of the "
+                                                   "options above (configs/tune-trees.toml).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Sweep folder.")] = Path("runs/tune-trees"),
+    report_dir: Annotated[Path, typer.Option(help="Where the tables and heatmaps go.")
+                          ] = Path("reports/tune-trees"),
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")
+                      ] = False,
+    workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    quiet: QuietOption = False,
+) -> None:
+    """Recommend the tree supply per player count from a sweep.
+
+    Sweeps players x trees per colour per player on common deals, measures seat advantage,
+    colour starvation, scores, ties and skill expression, and recommends a supply."""
+    if config_file is not None:
+        plan = load_sweep(config_file, {"output": str(out)})
+    else:
+        pool = [s.strip() for s in strategies.split(",") if s.strip()]
+        if len(pool) != 2 or BASELINE not in pool:
+            raise InputError(f"--strategies: expected the strongest candidate and {BASELINE}, "
+                             f"e.g. planner,{BASELINE}; got '{strategies}'")
+        strongest_name = next(s for s in pool if s != BASELINE)
+        document = tune_trees_document(
+            parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
+            strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
+            fair_margin / 100.0)
+        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees")
+    strongest = next(label for label in plan.points[0].config.lineup
+                     if label != BASELINE)
+    start = time.perf_counter()
+    states = run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
+                                     resume=resume, quiet=quiet)
+    print_sweep_points(plan, states)
+    metrics = tree_supply_metrics(sweep_rows(plan.output), strongest, fair_margin / 100.0)
+    picks = recommend(metrics)
+    total_games = int(metrics["games"].sum())
+    note = (f"{total_games:,} games in all, {int(metrics['games'].min()):,} to "
+            f"{int(metrics['games'].max()):,} per grid point; this session "
+            f"{time.perf_counter() - start:,.0f} s.")
+    report_path = write_tuning_report(metrics, picks, strongest, report_dir, note)
+    typer.echo("Recommendation:")
+    for pick in picks:
+        typer.echo(f"  {pick.sentence}")
+    typer.echo(note)
+    typer.echo(str(report_path))

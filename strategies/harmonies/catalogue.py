@@ -1,0 +1,81 @@
+"""The built-in Harmonies strategies, one class each, with their parameters declared once (name,
+default, help); a parameter a strategy reads but does not let users tune is in
+``fixed_parameters``. The compiled code is in ``random_play``, ``greedy`` and ``valued`` and is
+dispatched by name inside the one cached game loop (``sim/loops/harmonies/dispatch.py``)."""
+
+from __future__ import annotations
+
+from sim.games.base import StrategyParameter
+from strategies.harmonies.base import Strategy
+
+POTENTIAL = "weight of partial landscapes (trunks, growing mountains, lone yellows, buildings " \
+            "short of colours) in the board value"
+CARDS = "weight of held cards' progress (next cube's points x chance to finish)"
+CHANCE = "chance of getting each missing token (fixed; the planner reads the bag)"
+THRESHOLD = "expected points a face-up card must offer before the planner takes it"
+COST = ("points a future token could earn elsewhere: charged for each token a partial "
+        "landscape still needs")
+DRAWS = "tokens of one colour the planner hopes to draw per turn left (its chances)"
+
+
+class RandomStrategy(Strategy):
+    """Uniform among the legal choices at every decision; the only one that makes the solo
+    discard."""
+
+    name = "random"
+    description = "uniform among the legal choices at every decision"
+    builtin = True
+
+
+class GreedyStrategy(Strategy):
+    """Largest immediate score gain: the best card now, then the space and token order that
+    score most at once."""
+
+    name = "greedy"
+    description = ("largest immediate score gain: best card now, then the space and token order "
+                   "that score most at once")
+    builtin = True
+
+
+class LandscapeStrategy(Strategy):
+    """Builds landscapes only, valuing partial ones; never takes an animal card."""
+
+    name = "landscape"
+    description = ("builds landscapes only (trees, mountains, fields, buildings, water), valuing "
+                   "partial ones; never takes an animal card")
+    parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
+                  StrategyParameter("chance", 0.6, CHANCE),
+                  StrategyParameter("cost", 2.0, COST))
+    builtin = True
+
+
+class AnimalsStrategy(Strategy):
+    """Takes the cards whose habitats it can most likely complete and builds towards them."""
+
+    name = "animals"
+    description = ("takes the cards whose habitats it can most likely complete and builds "
+                   "towards them")
+    parameters = (StrategyParameter("cards", 1.0, CARDS),
+                  StrategyParameter("chance", 0.6, CHANCE))
+    fixed_parameters = {"cost": 2.0}
+    builtin = True
+
+
+class PlannerStrategy(Strategy):
+    """Values partial landscapes and card progress by the chance that the bag (public counts) and
+    the time left supply the missing tokens."""
+
+    name = "planner"
+    description = ("values partial landscapes and card progress by the chance that the bag "
+                   "(public counts) and the time left supply the missing tokens")
+    parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
+                  StrategyParameter("cards", 2.0, CARDS),
+                  StrategyParameter("threshold", 1.0, THRESHOLD),
+                  StrategyParameter("cost", 2.0, COST),
+                  StrategyParameter("draws", 1.2, DRAWS))
+    builtin = True
+
+
+BUILTIN_CLASSES: tuple[type[Strategy], ...] = (
+    RandomStrategy, GreedyStrategy, LandscapeStrategy, AnimalsStrategy, PlannerStrategy,
+)

@@ -1,0 +1,117 @@
+"""The layers, read from the code's own imports (``ast``, every import, also those inside
+functions): rules and state (``sim/games/<game>/``) import no strategy and no game loop;
+strategies (``strategies/<game>/``) import only their game's rules and the shared strategy
+model; only the game loops (``sim/loops/<game>/``) import both; nothing outside a game's folders
+imports a game's modules; and no module imports itself through a cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("sim", "strategies")
+GAME_PACKAGES = ("legendary_forests", "harmonies")
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the project's packages, by dotted name."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = module_files()
+
+
+def imports_of(name: str) -> set[str]:
+    """The project modules ``name`` imports (``from package import submodule`` counts as the
+    submodule, so a package importing its own modules is no cycle)."""
+    path = MODULES[name]
+    is_package = path.name == "__init__.py"
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[:len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                targets.add(submodule if submodule in MODULES else source)
+    return {target for target in targets if target.split(".")[0] in PACKAGES}
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def reachable(start: str) -> set[str]:
+    seen, stack = set(), [start]
+    while stack:
+        for target in GRAPH.get(stack.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def test_every_import_resolves_to_a_module_of_the_project():
+    unknown = {(name, target) for name, targets in GRAPH.items() for target in targets
+               if target not in MODULES}
+    assert not unknown
+
+
+def test_no_module_under_sim_games_imports_strategies_or_a_game_loop():
+    for name in MODULES:
+        if name.startswith("sim.games"):
+            bad = {t for t in reachable(name) if t.startswith(("strategies", "sim.loops"))}
+            assert not bad, f"{name} reaches {sorted(bad)}"
+
+
+def test_strategies_import_only_their_game_rules_and_the_shared_model():
+    shared = {"sim.errors", "sim.rng", "sim.games.base", "sim.games.strategy"}
+    for name in MODULES:
+        if not name.startswith("strategies."):
+            continue
+        game = name.split(".")[1]
+        allowed = (f"sim.games.{game}", f"strategies.{game}")
+        for target in GRAPH[name]:
+            assert target in shared or target.startswith(allowed), f"{name} imports {target}"
+
+
+def test_only_the_game_loops_import_strategies():
+    for name, targets in GRAPH.items():
+        if name.startswith(("strategies", "sim.loops")):
+            continue
+        assert not {t for t in targets if t.startswith("strategies")}, name
+
+
+def test_nothing_outside_a_games_folders_imports_its_modules():
+    for name, targets in GRAPH.items():
+        for game in GAME_PACKAGES:
+            folders = (f"sim.games.{game}", f"sim.loops.{game}", f"strategies.{game}")
+            if name.startswith(folders):
+                continue
+            assert not {t for t in targets if t.startswith(folders)}, f"{name} imports {game}"
+
+
+def test_no_import_cycles():
+    for name in MODULES:
+        assert name not in reachable(name), f"{name} imports itself through a cycle"
+
+
+def test_the_graph_sees_the_layers_it_checks():
+    # The checks above would pass on an empty graph; make sure they see the real imports.
+    assert "sim.games.legendary_forests.rules" in GRAPH["sim.loops.legendary_forests.loop"]
+    assert "sim.loops.legendary_forests.dispatch" in GRAPH["sim.loops.legendary_forests.loop"]
+    assert any(t.startswith("strategies.harmonies") for t in GRAPH["sim.loops.harmonies.dispatch"])
+    assert "sim.games.registry" in GRAPH["sim.runner"]
