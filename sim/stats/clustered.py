@@ -226,32 +226,46 @@ def grouped_ratio_intervals(units: pl.DataFrame, by: list[str], value: str, coun
     (group, cluster), so the bits depend only on the rows' order within a cell (irrelevant for
     integer sums; callers sort float values).
     """
+    return grouped_ratio_table(units, by, count, {prefix: value}, cluster, confidence)
+
+
+def grouped_ratio_table(units: pl.DataFrame, by: list[str], count: str,
+                        values: dict[str, str], cluster: str = "cluster",
+                        confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """``grouped_ratio_intervals`` for several value columns over the same counts at once
+    (``values`` maps each output prefix to its value column): the groups and cells are found
+    once."""
     keys = units.select(by).unique().sort(by, nulls_last=True)
     if keys.is_empty():
-        return keys.with_columns(**{name: pl.lit(None, dtype=pl.Float64) for name in
-                                    (prefix, f"{prefix}_se", f"{prefix}_low", f"{prefix}_high")},
-                                 **{f"{prefix}_clusters": pl.lit(None, dtype=pl.Int64)})
+        return keys.with_columns(**{
+            name: pl.lit(None, dtype=pl.Float64) for prefix in values for name in
+            (prefix, f"{prefix}_se", f"{prefix}_low", f"{prefix}_high")},
+            **{f"{prefix}_clusters": pl.lit(None, dtype=pl.Int64) for prefix in values})
     group = (units.select(by).join(keys.with_row_index("_group"), on=by, how="left",
                                    nulls_equal=True, maintain_order="left")
              ["_group"].to_numpy().astype(np.int64))
     cluster_ids, cluster_index = np.unique(units[cluster].to_numpy(), return_inverse=True)
     cells, cell_index = np.unique(group * cluster_ids.size + cluster_index, return_inverse=True)
-    y = np.bincount(cell_index, weights=units[value].to_numpy().astype(float))
     x = np.bincount(cell_index, weights=units[count].to_numpy().astype(float))
     group_index = cells // cluster_ids.size
     groups = keys.height
-    y_total = np.bincount(group_index, weights=y, minlength=groups)
     x_total = np.bincount(group_index, weights=x, minlength=groups)
     clusters = np.bincount(group_index, minlength=groups).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = y_total / x_total
-        residual = (y - mean[group_index] * x) / x_total[group_index]
-        squares = np.bincount(group_index, weights=residual ** 2, minlength=groups)
-        variance = np.where(clusters >= 2, clusters / (clusters - 1.0) * squares, np.nan)
-    se = np.sqrt(variance)
-    half = t_critical(clusters, confidence) * se
-    return keys.with_columns(**{
-        prefix: pl.Series(mean), f"{prefix}_se": pl.Series(se),
-        f"{prefix}_low": pl.Series(mean - half), f"{prefix}_high": pl.Series(mean + half),
-        f"{prefix}_clusters": pl.Series(clusters.astype(np.int64)),
-    })
+    critical = t_critical(clusters, confidence)
+    columns = {}
+    for prefix, value in values.items():
+        y = np.bincount(cell_index, weights=units[value].to_numpy().astype(float))
+        y_total = np.bincount(group_index, weights=y, minlength=groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = y_total / x_total
+            residual = (y - mean[group_index] * x) / x_total[group_index]
+            squares = np.bincount(group_index, weights=residual ** 2, minlength=groups)
+            variance = np.where(clusters >= 2, clusters / (clusters - 1.0) * squares, np.nan)
+        se = np.sqrt(variance)
+        columns.update({
+            prefix: pl.Series(mean), f"{prefix}_se": pl.Series(se),
+            f"{prefix}_low": pl.Series(mean - critical * se),
+            f"{prefix}_high": pl.Series(mean + critical * se),
+            f"{prefix}_clusters": pl.Series(clusters.astype(np.int64)),
+        })
+    return keys.with_columns(**columns)

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from sim.stats.batch import Batch
-from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
+from sim.stats.clustered import WIN_SCALE, grouped_ratio_table
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 HISTOGRAM_KEYS = ["players", "rules", "strategy", "seat", "score"]
@@ -71,12 +71,11 @@ def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (table["sum_squares"].to_numpy() - n * mean ** 2) / (n - 1)
     sd = np.sqrt(np.maximum(variance, 0.0))
-    score_ci = grouped_ratio_intervals(units, by, "score_sum", "player_games", "mean")
-    win_ci = grouped_ratio_intervals(units, by, "win_units", "player_games", "win_rate")
+    intervals = grouped_ratio_table(units, by, "player_games",
+                                    {"mean": "score_sum", "win_rate": "win_units"})
     table = (table.drop("sum_squares").with_columns(sd=pl.Series(sd))
-             .join(score_ci.select(*by, "mean_low", "mean_high", "mean_clusters"), on=by,
-                   how="left", nulls_equal=True)
-             .join(win_ci.select(*by, "win_rate", "win_rate_low", "win_rate_high"), on=by,
+             .join(intervals.select(*by, "mean_low", "mean_high", "mean_clusters", "win_rate",
+                                    "win_rate_low", "win_rate_high"), on=by,
                    how="left", nulls_equal=True))
     fixed = _win_rate_fixed(units, by)
     table = table.join(fixed, on=by, how="left", nulls_equal=True).with_columns(

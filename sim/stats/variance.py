@@ -22,29 +22,71 @@ from sim.stats.intervals import one_way_random_effects
 
 PANEL = ["players", "rules"]
 CELL = ["players", "rules", "seat"]
-FIXED_EFFECTS = ["players", "rules", "strategy", "seat"]
 
 
-def _cell_sums(rows: pl.LazyFrame) -> pl.DataFrame:
-    """Per (players, rules, seat): the sums one-way ANOVA over deals needs.
+def _per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
+    """Per (players, rules, seat, deal): ``n`` player-games, ``total`` and ``squares`` of the
+    score centred on its (strategy, seat) mean, sorted by (players, rules, seat, deal).
 
-    Scores are first centred on their (strategy, seat) mean: a lineup rotated over the replays of
-    a deal then adds no spurious within-deal variance, and the sums of squares keep precision.
+    Centring removes a lineup rotated over the replays of a deal, which would otherwise add
+    spurious within-deal variance. Polars forms exact integer sums per (cell, strategy, deal);
+    the centring and the sums over strategies run in numpy in sorted order, so the bits never
+    depend on thread scheduling.
     """
-    centred = (pl.col("score").cast(pl.Float64)
-               - pl.col("score").cast(pl.Float64).mean().over(FIXED_EFFECTS)).alias("y")
-    per_deal = rows.with_columns(centred).group_by([*CELL, "deal_id"]).agg(
-        n=pl.len().cast(pl.Float64), total=pl.col("y").sum(), squares=(pl.col("y") ** 2).sum())
-    strategies = rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
-    return per_deal.group_by(CELL).agg(
-        groups=pl.len().cast(pl.Float64),
-        observations=pl.col("n").sum(),
-        sum_n_squared=(pl.col("n") ** 2).sum(),
-        largest_group=pl.col("n").max(),
-        grand_total=pl.col("total").sum(),
-        between_raw=(pl.col("total") ** 2 / pl.col("n")).sum(),
-        squares=pl.col("squares").sum(),
-    ).with_columns(
+    exact = (rows.group_by([*CELL, "strategy", "deal_id"])
+             .agg(n=pl.len().cast(pl.Int64), s=pl.col("score").cast(pl.Int64).sum(),
+                  q=(pl.col("score").cast(pl.Int64) ** 2).sum())
+             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+             .collect())
+    keys = exact.select(*CELL, "strategy").unique().sort([*CELL, "strategy"])
+    exact = exact.join(keys.with_row_index("_stratum"), on=[*CELL, "strategy"],
+                       maintain_order="left")
+    order = np.lexsort((exact["deal_id"].to_numpy(), exact["_stratum"].to_numpy()))
+    exact = exact[order]
+    stratum = exact["_stratum"].to_numpy().astype(np.int64)
+    n, total, squares = (exact[c].to_numpy().astype(float) for c in ("n", "s", "q"))
+    mean = (np.bincount(stratum, weights=total, minlength=keys.height)
+            / np.bincount(stratum, weights=n, minlength=keys.height))[stratum]
+    centred_total = total - n * mean
+    centred_squares = squares - 2.0 * mean * total + n * mean ** 2
+    cells = exact.select(*CELL, "deal_id").with_columns(
+        n=pl.Series(n), total=pl.Series(centred_total), squares=pl.Series(centred_squares))
+    # Sum over the strategies of a (cell, deal), in a fixed order.
+    cell_keys = cells.select(*CELL, "deal_id").unique().sort([*CELL, "deal_id"])
+    index = (cells.select(*CELL, "deal_id")
+             .join(cell_keys.with_row_index("_cell"), on=[*CELL, "deal_id"],
+                   maintain_order="left")["_cell"].to_numpy().astype(np.int64))
+    return cell_keys.with_columns(**{
+        name: pl.Series(np.bincount(index, weights=cells[name].to_numpy(),
+                                    minlength=cell_keys.height))
+        for name in ("n", "total", "squares")})
+
+
+def _cell_sums(per_deal: pl.DataFrame, rows: pl.LazyFrame) -> pl.DataFrame:
+    """Per (players, rules, seat): the sums one-way ANOVA over deals needs, from
+    ``_per_deal_sums`` (reduced in numpy over its sorted rows)."""
+    cell_keys = per_deal.select(CELL).unique(maintain_order=True)
+    index = (per_deal.select(CELL).join(cell_keys.with_row_index("_cell"), on=CELL,
+                                        maintain_order="left")["_cell"].to_numpy()
+             .astype(np.int64))
+    n, total, squares = (per_deal[c].to_numpy() for c in ("n", "total", "squares"))
+    size = cell_keys.height
+
+    def summed(values: np.ndarray) -> pl.Series:
+        return pl.Series(np.bincount(index, weights=values, minlength=size))
+
+    largest = np.zeros(size)
+    np.maximum.at(largest, index, n)
+    strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
+                  .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+                  .collect())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between_raw = np.where(n > 0, total ** 2 / n, 0.0)
+    sums = cell_keys.with_columns(
+        groups=summed(np.ones_like(n)), observations=summed(n), sum_n_squared=summed(n ** 2),
+        largest_group=pl.Series(largest), grand_total=summed(total),
+        between_raw=summed(between_raw), squares=summed(squares))
+    return sums.with_columns(
         ss_between=pl.col("between_raw") - pl.col("grand_total") ** 2 / pl.col("observations"),
         ss_within=pl.col("squares") - pl.col("between_raw"),
         df_within=pl.col("observations") - pl.col("groups"),
@@ -52,23 +94,16 @@ def _cell_sums(rows: pl.LazyFrame) -> pl.DataFrame:
     ).join(strategies, on=CELL).with_columns(
         # Each strategy's mean removed within the seat costs one degree of freedom between deals.
         df_between=pl.col("groups") - pl.col("strategies"),
-    ).with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64)).collect()
+    ).sort(CELL)
 
 
 BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
 
 
-def _pooled_bootstrap(rows: pl.LazyFrame, confidence: float) -> dict:
+def _pooled_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: float) -> dict:
     """Per (players, rules): the percentile interval of the pooled ICC over deals resampled with
     replacement (weights drawn once per resample; the sums of squares are linear in them)."""
-    centred = (pl.col("score").cast(pl.Float64)
-               - pl.col("score").cast(pl.Float64).mean().over(FIXED_EFFECTS)).alias("y")
-    per_deal = (rows.with_columns(centred).group_by([*CELL, "deal_id"])
-                .agg(n=pl.len().cast(pl.Float64), total=pl.col("y").sum(),
-                     squares=(pl.col("y") ** 2).sum())
-                .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
-                .sort([*CELL, "deal_id"]).collect())
     strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
                   .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
                   .collect())
@@ -166,11 +201,12 @@ def deal_variance(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     per deal); pooled over seats, a percentile bootstrap over deals (the seats of a deal are
     correlated, so no F distribution applies), 1,000 resamples with a fixed seed.
     """
-    sums = _cell_sums(rows)
-    if sums.is_empty() or float(sums["largest_group"].max()) < 2:
+    per_deal = _per_deal_sums(rows)
+    if per_deal.is_empty() or float(per_deal["n"].max()) < 2:
         return pl.DataFrame()
+    sums = _cell_sums(per_deal, rows)
     pooled = _decompose(sums, PANEL, confidence)
-    intervals = _pooled_bootstrap(rows, confidence)
+    intervals = _pooled_bootstrap(per_deal, rows, confidence)
     for record in pooled:
         record["icc_low"], record["icc_high"] = intervals.get(
             (record["players"], record["rules"]), (float("nan"), float("nan")))

@@ -141,3 +141,13 @@ def test_unreadable_drawings_do_not_stop_the_report(forest_dir, tmp_path):
     (copy / "notable" / "shard-000000.parquet").write_bytes(b"broken")
     result = build_report(copy, tmp_path / "out")
     assert "could not be read" in result.markdown.read_text()
+
+
+def test_two_reports_of_one_batch_are_byte_identical(forest_report, forest_dir, tmp_path):
+    """Every reduction runs in a fixed order: the same batch gives the same bytes, however
+    polars schedules its threads."""
+    again = build_report(forest_dir, tmp_path / "again")
+    first, _ = forest_report
+    for name in ("summary.parquet", "report.html", "report.md"):
+        assert (first.summary_parquet.parent / name).read_bytes() == \
+            (again.summary_parquet.parent / name).read_bytes(), name
