@@ -196,6 +196,11 @@ class Game(ABC):
         """Notes the report's methods section needs for this game (e.g. who seat 0 is)."""
         return []
 
+    def drawing_legend(self) -> str:
+        """What the symbols of ``final_drawings`` mean (shown above the report's drawings);
+        empty when the game draws nothing."""
+        return ""
+
     def play_shard_in_driver(self, data: Any, players: int, rules: dict[str, int],
                              lineup: list[StrategySpec], game_seat_strategy: np.ndarray,
                              deal_seeds: np.ndarray,
