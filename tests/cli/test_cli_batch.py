@@ -118,3 +118,24 @@ def test_seat_verdict_of_rows():
     equal = generate_rows(SyntheticDesign(deals=300, seed=3))
     assert seat_verdict(equal.lazy(), 0.02) == "undecided"
     assert seat_verdict(equal.lazy(), 0.5) == "fair"
+
+
+def test_version():
+    from sim import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output == f"sim {__version__}\n"
+
+
+def test_report_refuses_another_batch_s_report_folder(tmp_path):
+    from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
+
+    for name in ("one", "two"):
+        write_synthetic_batch(tmp_path / name, SyntheticDesign(name=name, deals=40,
+                                                               games_per_shard=20))
+    out = tmp_path / "out"
+    first = runner.invoke(app, ["report", str(tmp_path / "one"), "--out", str(out), "-q"])
+    assert first.exit_code == 0
+    result = runner.invoke(app, ["report", str(tmp_path / "two"), "--out", str(out), "-q"])
+    assert result.exit_code == 2
+    assert "holds the report of batch 'one'" in result.output
