@@ -124,6 +124,9 @@ class Game(ABC):
     data_option: str = ""  # the CLI option / config field naming the game's data file
     data_help: str = ""  # what the data option takes, e.g. "a tile-set TOML file"
     position_help: str = ""  # what ``sim score`` reads, e.g. "a planet (JSON)"
+    # The field of a ``sim play --json`` document listing every seat's final position, which
+    # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
+    played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
 
     def default_rules(self) -> dict[str, int]:

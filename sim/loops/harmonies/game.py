@@ -74,6 +74,7 @@ class Harmonies(Game):
     data_option = "data"
     data_help = "a Harmonies data folder"
     position_help = "a Harmonies board"
+    played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
 
     def report_notes(self) -> list[str]:

@@ -73,6 +73,7 @@ class LegendaryForests(Game):
     data_option = "tiles"
     data_help = "a Legendary Forests tile-set TOML file"
     position_help = "a Legendary Forests planet"
+    played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
 
     def report_notes(self) -> list[str]:
