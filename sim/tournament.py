@@ -99,7 +99,7 @@ class TournamentResult:
         for row in sorted(self.rows, key=lambda r: -r.rating):
             lines.append(f"{row.label:{width}s}  {row.seat_games:10,d}  "
                          f"{row.score_mean:8.2f} ± {row.score_ci:5.2f}  "
-                         f"{100 * row.win_rate:9.1f}% ± {100 * row.win_ci:4.1f}%  "
+                         f"{_rate_with_ci(row.win_rate, row.win_ci):>19s}  "
                          f"{row.rating:6.0f} ({row.rating_low:.0f} to {row.rating_high:.0f})")
         lines.append("")
         lines.append("head-to-head: how often the row strategy outscores the column strategy "
@@ -217,6 +217,18 @@ def rating_intervals(pair_sum: np.ndarray, pair_count: np.ndarray,
     alpha = 1.0 - confidence
     return (np.quantile(ratings, alpha / 2.0, axis=0),
             np.quantile(ratings, 1.0 - alpha / 2.0, axis=0))
+
+
+def _rate_with_ci(rate: float, ci: float) -> str:
+    """``25.3% ± 1.2%``, or the rate with the reason there is no interval: every deal gave the
+    same rate (e.g. a strategy that never won), or a single deal was played."""
+    if math.isnan(rate):
+        return "no games"
+    if math.isnan(ci):
+        return f"{100 * rate:.1f}% (1 deal, no CI)"
+    if ci == 0.0:
+        return f"{100 * rate:.1f}% (no CI: same in every deal)"
+    return f"{100 * rate:.1f}% ± {100 * ci:4.1f}%"
 
 
 def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:

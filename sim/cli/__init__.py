@@ -9,9 +9,11 @@ commands that play batches. Commands import ``options`` and the library, never e
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
+from sim import __version__
 from sim.cli.bench import bench
 from sim.cli.options import user_errors
 from sim.cli.play import play
@@ -35,6 +37,22 @@ app = typer.Typer(
 COMMANDS = (("score", score), ("play", play), ("bench", bench), ("run", run),
             ("report", report), ("sweep", sweep), ("tune-trees", tune_trees), ("runs", runs),
             ("tournament", tournament), ("strategies", strategies))
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"sim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Simulate tile-laying board games by the million and measure their balance."""
+
+
 for command_name, command in COMMANDS:
     app.command(command_name)(user_errors(command))
 

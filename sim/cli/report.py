@@ -15,7 +15,9 @@ def report(
                                             file_okay=False)],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Report folder (default: reports/<batch name>)."),
+        typer.Option("--out", help="Report folder (default: reports/<name of the batch "
+                                   "folder>); a folder holding another batch's report is "
+                                   "refused."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
     fair_margin: FairMarginOption = 2.0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -10,22 +11,56 @@ import typer
 from sim.errors import InputError
 from sim.store import list_batches
 
+# The states an adaptive sweep gives a point that its rule stopped before the cap of games.
+STOPPED_STATES = ("precise", "decided")
+
+
+def stopped_points(folder: Path) -> dict[Path, str]:
+    """The batch folders (resolved) of sweep points stopped early by an adaptive rule, with
+    their state, read from every ``sweep.json`` under ``folder``."""
+    stopped: dict[Path, str] = {}
+    for path in sorted(folder.rglob("sweep.json")):
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not a readable sweep: its points are listed by their own manifests
+        for point in manifest.get("points", []) if isinstance(manifest, dict) else []:
+            if isinstance(point, dict) and point.get("state") in STOPPED_STATES:
+                stopped[Path(str(point.get("run_dir", ""))).resolve()] = point["state"]
+    return stopped
+
 
 def runs(
     folder: Annotated[Path, typer.Argument(help="Folder to search for batches.")] = Path("runs"),
 ) -> None:
-    """List the batches in a folder with their size and status."""
+    """List the batches in a folder with their size and status.
+
+    A sweep point that its adaptive rule stopped early shows as stopped (precise or decided)
+    with the games it played, not as a partial batch."""
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder")
     batches = list_batches(folder)
     if not batches:
         typer.echo(f"no batches under {folder}")
         return
-    typer.echo(f"{'batch':32s} {'game':18s} {'pl':>2s} {'games':>12s} {'shards':>11s} "
-               f"{'store':7s} {'status':11s} {'size':>9s}")
+    stopped = stopped_points(folder)
+    rows = []
     for batch in batches:
-        games = f"{batch['games_done']:,}/{batch['games']:,}" if batch["status"] != "complete" \
-            else f"{batch['games']:,}"
-        typer.echo(f"{batch['path']:32s} {batch['game']:18s} {batch['players'] or 0:2d} "
-                   f"{games:>12s} {batch['shards_done']:>5d}/{batch['shards_total']:<5d} "
-                   f"{batch['store']:7s} {batch['status']:11s} {batch['bytes'] / 1e6:8.1f}M")
+        state = stopped.get(Path(batch["path"]).resolve())
+        if state is not None and batch["status"] != "complete":
+            games, status = f"{batch['games_done']:,}", f"stopped ({state})"
+        elif batch["status"] != "complete":
+            games, status = f"{batch['games_done']:,}/{batch['games']:,}", batch["status"]
+        else:
+            games, status = f"{batch['games']:,}", batch["status"]
+        rows.append((batch["path"], batch["game"], str(batch["players"] or 0), games,
+                     f"{batch['shards_done']}/{batch['shards_total']}", batch["store"], status,
+                     f"{batch['bytes'] / 1e6:.1f}M"))
+    header = ("batch", "game", "pl", "games", "shards", "store", "status", "size")
+    # Columns as wide as their longest entry, so a long name never shifts the others.
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    right = {2, 3, 4, 7}
+    for row in (header, *rows):
+        typer.echo(" ".join(cell.rjust(width) if i in right else cell.ljust(width)
+                            for i, (cell, width) in enumerate(zip(row, widths, strict=True)))
+                   .rstrip())

@@ -14,8 +14,8 @@ from sim.sweep import load_sweep
 
 def sweep(
     config_file: Annotated[
-        Path, typer.Argument(help="Sweep file: a config with a [sweep] table of axes "
-                                  "(and optionally [adaptive]).", dir_okay=False)],
+        Path, typer.Argument(help="Sweep file: a config with a \\[sweep] table of axes "
+                                  "(and optionally \\[adaptive]).", dir_okay=False)],
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started in "
                                                           "its output folder.")] = False,
     games: Annotated[int | None, typer.Option(help="Override: games per grid point (the cap "

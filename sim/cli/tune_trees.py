@@ -81,8 +81,9 @@ def tune_trees(
     metrics = tree_supply_metrics(sweep_rows(plan.output), strongest, fair_margin / 100.0)
     picks = recommend(metrics)
     total_games = int(metrics["games"].sum())
-    note = (f"{total_games:,} games in all, {int(metrics['games'].min()):,} to "
-            f"{int(metrics['games'].max()):,} per grid point; this session "
+    fewest, most = int(metrics["games"].min()), int(metrics["games"].max())
+    per_point = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
+    note = (f"{total_games:,} games in all, {per_point} per grid point; this session "
             f"{time.perf_counter() - start:,.0f} s.")
     report_path = write_tuning_report(metrics, picks, strongest, report_dir, note)
     typer.echo("Recommendation:")

@@ -124,6 +124,9 @@ class Game(ABC):
     data_option: str = ""  # the CLI option / config field naming the game's data file
     data_help: str = ""  # what the data option takes, e.g. "a tile-set TOML file"
     position_help: str = ""  # what ``sim score`` reads, e.g. "a planet (JSON)"
+    # The field of a ``sim play --json`` document listing every seat's final position, which
+    # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
+    played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
 
     def default_rules(self) -> dict[str, int]:
@@ -195,6 +198,11 @@ class Game(ABC):
     def report_notes(self) -> list[str]:
         """Notes the report's methods section needs for this game (e.g. who seat 0 is)."""
         return []
+
+    def drawing_legend(self) -> str:
+        """What the symbols of ``final_drawings`` mean (shown above the report's drawings);
+        empty when the game draws nothing."""
+        return ""
 
     def play_shard_in_driver(self, data: Any, players: int, rules: dict[str, int],
                              lineup: list[StrategySpec], game_seat_strategy: np.ndarray,

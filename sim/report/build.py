@@ -7,6 +7,7 @@ blocks (``sim.report.document``), draws the figures and writes every file atomic
 from __future__ import annotations
 
 import io
+import json
 import math
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
 from sim.report import plots
@@ -29,13 +31,16 @@ from sim.report.document import (
     render_html,
     render_markdown,
 )
-from sim.report.findings import FINDINGS_RULE, choose_findings, format_p_value, verdict_text
+from sim.report.findings import choose_findings, findings_rule, format_p_value, verdict_text
 from sim.report.summary_table import summary_table
 from sim.stats.analysis import BatchAnalysis, analyse_batch
 from sim.stats.batch import open_batch
 from sim.stats.seats import FAIR_MARGIN
 
 FIGURE_DIR = "figures"
+CONFIG_FILE = "config.toml"
+# Who the report folder belongs to: a report of another batch is never overwritten.
+IDENTITY_FILE = "batch.json"
 
 
 @dataclass(frozen=True)
@@ -87,19 +92,120 @@ def _group_header(show_rules: bool) -> list[str]:
 
 # --- sections ------------------------------------------------------------------------------------
 
+def _toml_value(value) -> str:
+    """A TOML literal for the config values a batch records (strings, integers, lists)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    return json.dumps(str(value))  # a JSON string is a valid TOML basic string
+
+
+def reproducing_config(manifest: dict) -> str | None:
+    """The TOML config that makes ``sim run`` play the same games as the batch (the same
+    fields, so the same config hash and seeds), or None when the manifest records no
+    ``sim run`` config (e.g. a synthetic batch)."""
+    config = manifest.get("config") or {}
+    needed = ("name", "game", "players", "lineup", "rotate", "deals", "replicates_per_deal",
+              "seed", "shard_size", "output", "store")
+    if not all(key in config for key in needed):
+        return None
+    game = get_game(config["game"])
+    lineup = list(config["lineup"])
+    if not config["rotate"] and len(set(lineup)) == 1:
+        lineup = lineup[:1]
+    lines = [f"name = {_toml_value(config['name'])}",
+             f"game = {_toml_value(config['game'])}",
+             f"players = {config['players']}",
+             f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
+             f"deals = {config['deals']}",
+             f"replicates_per_deal = {config['replicates_per_deal']}",
+             f"seed = {config['seed']}",
+             f"shard_size = {config['shard_size']}",
+             f"output = {_toml_value(config['output'])}",
+             f"store = {_toml_value(config['store'])}"]
+    if config.get("data_file") and game.data_option:
+        lines.append(f"{game.data_option} = {_toml_value(config['data_file'])}")
+    rules = config.get("rules") or {}
+    if rules:
+        lines += ["", "[rules]"] + [f"{name} = {value}" for name, value in rules.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _rules_rows(game, rules: dict) -> list[tuple[str, str]]:
+    """One row per rules parameter of the game: its value (and the value's name) and what it
+    does, marked when it is the default."""
+    rows = []
+    for parameter in game.rules_parameters:
+        value = rules.get(parameter.name, parameter.default)
+        names = {number: name for name, number in parameter.choices}
+        shown = f"{names[value]} ({value})" if value in names else f"{value}"
+        default = " (default)" if value == parameter.default else ""
+        rows.append((f"Rules: {parameter.name}", f"{shown}{default}: {parameter.help}"))
+    return rows
+
+
+def _lineup_text(config: dict, players: int) -> str:
+    lineup = [str(label) for label in config.get("lineup", ())]
+    if not lineup:
+        return "not recorded"
+    rotating = config.get("rotate", config.get("rotate_lineup", False))
+    if rotating:
+        return (f"pool {', '.join(lineup)}, rotating through the seats (each strategy sits in "
+                f"every seat equally often)")
+    if len(set(lineup)) == 1:
+        return f"{lineup[0]} in every seat"
+    return "; ".join(f"seat {seat + 1}: {label}" for seat, label in enumerate(lineup))
+
+
 def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
+    """The header: what was played (game, rules, lineup, players, data, design) and how to
+    play it again."""
     batch = analysis.batch
     manifest = batch.manifest
-    facts = (f"{get_game(batch.game).title}; {batch.store} store; "
-             f"{analysis.games:,} games in {len(batch.shard_files)} shards; status "
-             f"{batch.status}; config hash {str(manifest.get('config_hash', '?'))[:12]}; "
-             f"written by sim {manifest.get('sim_version', '?')}.")
-    return [Paragraph(facts)]
+    config = manifest.get("config") or {}
+    game = get_game(batch.game)
+    player_counts = sorted({int(p) for p in analysis.seats["players"]}) or [config.get("players")]
+    deals, replicates = config.get("deals"), config.get("replicates_per_deal",
+                                                        config.get("replicates"))
+    design = f"{analysis.games:,} games reported"
+    if deals is not None and replicates is not None:
+        design += (f"; design {int(deals):,} deals x {int(replicates):,} "
+                   f"{'replicate' if int(replicates) == 1 else 'replicates'} per deal")
+    if "seed" in config:
+        design += f"; master seed {config['seed']}"
+    data_file = config.get("data_file")
+    data = (f"{data_file}" if data_file else f"the shipped default {game.data_help or 'data'}")
+    rows = [("Game", f"{game.title} ({game.name})"),
+            ("Players", ", ".join(str(p) for p in player_counts)
+             + f" (the game allows {game.min_players} to {game.max_players})"),
+            ("Lineup", _lineup_text(config, player_counts[0])),
+            *_rules_rows(game, config.get("rules") or {}),
+            ("Data", f"{data}; digest {manifest.get('data_digest', '?')}"),
+            ("Games", design),
+            ("Batch", f"{batch.name}: {batch.store} store, {len(batch.shard_files)} shards, "
+                      f"status {batch.status}, config hash "
+                      f"{str(manifest.get('config_hash', '?'))[:12]}, written by sim "
+                      f"{manifest.get('sim_version', '?')}")]
+    tags = config.get("tags") or {}
+    if tags:
+        rows.append(("Sweep point", ", ".join(f"{k} = {v}" for k, v in sorted(tags.items()))))
+    toml = reproducing_config(manifest)
+    if toml is None:
+        rows.append(("Reproduce", "not possible with sim run: the manifest records no sim run "
+                                  "config (a synthetic batch)"))
+        return [Table(("What was played", ""), tuple(rows))]
+    rows.append(("Reproduce", f"sim run {CONFIG_FILE} (the config below, written beside this "
+                              f"report as {CONFIG_FILE}); then sim report {config['output']}"))
+    return [Table(("What was played", ""), tuple(rows)),
+            Monospace(f"{CONFIG_FILE}: the config that plays these games again", toml)]
 
 
-def _summary_blocks(findings: list[str]) -> list[Block]:
+def _summary_blocks(findings: list[str], game: str) -> list[Block]:
     return [Heading("Summary: the findings that matter"), Bullets(tuple(findings), ordered=True),
-            Paragraph(FINDINGS_RULE)]
+            Paragraph(findings_rule(set(get_game(game).column_docs())))]
 
 
 def _win_rate_cell(row: dict) -> str:
@@ -138,10 +244,11 @@ def _score_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bl
     blocks += [Paragraph("The same by seat:"),
                Table(seat_header, tuple(_distribution_row(r, show_rules, True)
                                         for r in per_seat.iter_rows(named=True))),
-               Paragraph("Quantiles are scores (points): the q-quantile is the lowest score "
-                         "reached or beaten by a share q of player-games. A shared win counts as "
-                         "a fraction of a win; 'won in a tie' is the share of player-games won "
-                         "jointly.")]
+               Paragraph("Quantiles are scores (points): the q-quantile is the lowest score s "
+                         "such that at least a share q of player-games scored s or less (so the "
+                         "5% quantile is a low score, the 95% quantile a high one). A shared win "
+                         "counts as a fraction of a win; 'won in a tie' is the share of "
+                         "player-games won jointly.")]
     return blocks
 
 
@@ -284,7 +391,7 @@ def _variance_label(row: dict) -> str:
 
 
 def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
-    blocks: list[Block] = [Heading("Tile-set variance: what the deal decides")]
+    blocks: list[Block] = [Heading("Deal variance: what the deal decides")]
     if analysis.deal_variance is not None:
         if "variance" in figures:
             blocks.append(Figure("variance", figures["variance"],
@@ -345,8 +452,15 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
                     f"{_number(row['peak_low'])} to {_number(row['peak_high'])}; "
                     f"{line}."))
     if len(blocks) == 1:
-        blocks.append(Paragraph("Needs the rows store (and, for the deal's share, replayed "
-                                "deals): see the notes at the end."))
+        if not analysis.batch.is_rows:
+            reason = ("this batch kept the summary store; the deal's share of the variance needs "
+                      "the rows store and several games per deal (replicates_per_deal of 2 or "
+                      "more)")
+        else:
+            reason = ("no deal was replayed (replicates_per_deal = 1), so the deal's share of "
+                      "the variance cannot be told apart from play; run a deals x replicates "
+                      "design (replicates_per_deal of 2 or more)")
+        blocks.append(Paragraph(f"Not shown: {reason}."))
     return blocks
 
 
@@ -383,6 +497,9 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
         return []
     best = notable.group_by(["kind", "game_id"]).agg(pl.col("score").max().alias("best"))
     blocks: list[Block] = [Heading("Highest- and lowest-scoring games")]
+    legend = get_game(analysis.batch.game).drawing_legend()
+    if legend:
+        blocks.append(Paragraph(f"How to read the drawings: {legend}"))
     for kind, descending in (("highest", True), ("lowest", False)):
         candidates = best.filter(pl.col("kind") == kind).sort(["best", "game_id"],
                                                               descending=[descending, False])
@@ -416,15 +533,15 @@ def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
         f"lies wholly outside it, and undecided otherwise. 'No significant difference' is "
         f"never taken to mean 'no difference'." if not analysis.seat_tests.is_empty() else
         "Fairness needs two or more seats.",
-        "Effects are estimated holding the other known factors fixed: the construction token "
-        "within each game with the seat fixed (statsmodels OLS, cluster-robust by deal); each "
-        "removed tile with the other removed tiles fixed (OLS over deals, HC1); strategy gaps "
-        "on seat-standardised means. Light tiles: the mean at each count, with a lack-of-fit "
-        "test before any single slope is read.",
-        "Needs the rows store: head-to-head results, the deal's share of the variance (also "
-        "needs replays of each deal), tile impact, light tiles and the construction token. The "
-        "summary store gives distributions, win rates, the seat tables and convergence by shard.",
+        "Strategy gaps are estimated on seat-standardised means, so a strategy is not credited "
+        "with the seats it happened to sit in.",
     ]
+    if not analysis.batch.is_rows:
+        methods.append(
+            "Needs the rows store: head-to-head results and the deal's share of the variance "
+            "(also needs replays of each deal), and the sections particular to the game. "
+            "The summary store gives distributions, win rates, the seat tables and convergence "
+            "by shard.")
     return [Heading("Notes and methods"), Bullets(tuple(analysis.notes + methods))]
 
 
@@ -445,6 +562,43 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, 
     return {name: png for name, png in drawn.items() if png is not None}
 
 
+def default_report_dir(run_dir: Path) -> Path:
+    """``reports/<batch folder name>``: two batches in two folders get two report folders."""
+    return Path("reports") / Path(run_dir).resolve().name
+
+
+def batch_identity(batch) -> dict:
+    """What tells one batch from another: name, game, the output folder its config names, the
+    config hash and the data digest (no absolute paths, so the file is the same on every run of
+    the same batch)."""
+    manifest = batch.manifest
+    config = manifest.get("config") or {}
+    return {"name": batch.name, "game": batch.game,
+            "output": str(config.get("output", Path(batch.run_dir).name)),
+            "config_hash": str(manifest.get("config_hash", "")),
+            "data_digest": str(manifest.get("data_digest", ""))}
+
+
+def check_report_dir(out_dir: Path, identity: dict) -> None:
+    """Refuse (``InputError``) a report folder that holds another batch's report: one whose
+    ``batch.json`` names another batch, or a report without ``batch.json``."""
+    recorded_path = out_dir / IDENTITY_FILE
+    if recorded_path.is_file():
+        try:
+            recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            recorded = None
+        if recorded == identity:
+            return
+        other = (f"batch '{recorded.get('name')}' from {recorded.get('output')}"
+                 if isinstance(recorded, dict) else "an unreadable batch record")
+        raise InputError(f"{out_dir}: holds the report of {other}, not of this batch "
+                         f"({identity['output']}); give another folder with --out, or delete it")
+    if (out_dir / "report.html").exists() or (out_dir / "report.md").exists():
+        raise InputError(f"{out_dir}: holds a report that does not say which batch it belongs "
+                         f"to (no {IDENTITY_FILE}); give another folder with --out, or delete it")
+
+
 def build_report(run_dir: Path, out_dir: Path | None = None,
                  progress: Callable[[str], None] | None = None,
                  fair_margin: float = FAIR_MARGIN) -> ReportResult:
@@ -452,7 +606,9 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
 
     Writes ``report.html`` (self-contained, figures embedded), ``report.md`` (figures in
     ``figures/``) and ``summary.parquet`` (every number, long format) to ``out_dir``, by default
-    ``reports/<batch name>`` under the current directory. ``progress`` receives one short
+    ``reports/<name of the batch folder>`` under the current directory. The report folder
+    records which batch it belongs to (``batch.json``); a folder holding another batch's report
+    is refused (``InputError``), never overwritten. ``progress`` receives one short
     message per step. Raises ``sim.errors.InputError`` for a missing or invalid batch folder,
     manifest or shard. ``fair_margin`` (a proportion) is the margin of the seats' fairness
     verdict.
@@ -464,14 +620,16 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
             progress(message)
 
     batch = open_batch(run_dir)
-    out_dir = Path(out_dir) if out_dir is not None else Path("reports") / batch.name
+    out_dir = Path(out_dir) if out_dir is not None else default_report_dir(batch.run_dir)
+    identity = batch_identity(batch)
+    check_report_dir(out_dir, identity)
     analysis = analyse_batch(batch, step, fair_margin)
     panel = analysis.main_panel()
     findings = choose_findings(analysis)
 
     step("figures")
     figures = _draw_figures(analysis, panel)
-    blocks = (_heading_blocks(analysis) + _summary_blocks(findings)
+    blocks = (_heading_blocks(analysis) + _summary_blocks(findings, batch.game)
               + _score_blocks(analysis, figures) + _seat_blocks(analysis, figures, panel)
               + _category_blocks(analysis, figures)
               + _strategy_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
@@ -482,6 +640,10 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     step("writing")
     html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
     parquet_path = out_dir / "summary.parquet"
+    write_text_atomic(out_dir / IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
+    toml = reproducing_config(batch.manifest)
+    if toml is not None:
+        write_text_atomic(out_dir / CONFIG_FILE, toml)
     write_text_atomic(html_path, render_html(title, blocks))
     for name, png in figures.items():
         write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from dataclasses import dataclass
 
 
@@ -65,22 +66,77 @@ pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: .8em; overflow-x:
       font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; line-height: 1.15; }
 .findings li { font-size: 1.1em; margin: .5em 0; }
 .drawings { display: flex; flex-wrap: wrap; gap: 1em; }
+.drawings figure { max-width: 100%; min-width: 0; }
+.table-scroll { overflow-x: auto; max-width: 100%; }
+.contents ul { margin: .2em 0; }
+.contents { border: 1px solid #ddd; background: #fafbfc; padding: .2em 1.2em .6em; }
+.contents h2 { border: none; margin-top: .6em; }
 """
 
 
+def heading_anchors(blocks: list[Block]) -> dict[int, str]:
+    """An id for every heading (by block index): its text in lower case with runs of other
+    characters as dashes, numbered when two headings would share one."""
+    anchors: dict[int, str] = {}
+    used: set[str] = set()
+    for index, block in enumerate(blocks):
+        if not isinstance(block, Heading):
+            continue
+        stem = re.sub(r"[^a-z0-9]+", "-", block.text.lower()).strip("-") or "section"
+        anchor, number = stem, 2
+        while anchor in used:
+            anchor, number = f"{stem}-{number}", number + 1
+        used.add(anchor)
+        anchors[index] = anchor
+    return anchors
+
+
+def _contents(blocks: list[Block], anchors: dict[int, str]) -> str:
+    """The table of contents: every section heading, subsections nested under their section."""
+    items: list[str] = []
+    open_sublist = False
+    for index, anchor in anchors.items():
+        block = blocks[index]
+        link = f'<a href="#{anchor}">{html.escape(block.text)}</a>'
+        if block.level <= 2:
+            if open_sublist:
+                items.append("</ul></li>")
+                open_sublist = False
+            elif items:
+                items.append("</li>")
+            items.append(f"<li>{link}")
+        else:
+            if not open_sublist:
+                items.append("<ul>")
+                open_sublist = True
+            items.append(f"<li>{link}</li>")
+    if not items:
+        return ""
+    items.append("</ul></li>" if open_sublist else "</li>")
+    return f'<nav class="contents"><h2>Contents</h2><ul>{"".join(items)}</ul></nav>'
+
+
 def render_html(title: str, blocks: list[Block]) -> str:
-    """One self-contained HTML page: inline style sheet, figures as base64 PNG data URIs."""
+    """One self-contained HTML page: inline style sheet, figures as base64 PNG data URIs, a
+    table of contents linking every section heading."""
+    anchors = heading_anchors(blocks)
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
              f"<title>{html.escape(title)}</title>\n<style>{STYLE_SHEET}</style>\n</head>\n"
              f"<body>\n<h1>{html.escape(title)}</h1>"]
+    contents = _contents(blocks, anchors)
     for index, block in enumerate(blocks):
+        # The contents follow the header (the blocks before the first section heading).
+        if contents and index == min(anchors):
+            parts.append(contents)
         # Consecutive drawings (the seats of one game) sit side by side.
         starts_drawings = isinstance(block, Monospace) and (
             index == 0 or not isinstance(blocks[index - 1], Monospace))
         if starts_drawings:
             parts.append('<div class="drawings">')
         if isinstance(block, Heading):
-            parts.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+            parts.append(f"<h{block.level} id=\"{anchors[index]}\">{html.escape(block.text)}"
+                         f"</h{block.level}>")
         elif isinstance(block, Paragraph):
             parts.append(f"<p>{html.escape(block.text)}</p>")
         elif isinstance(block, Bullets):
@@ -92,7 +148,8 @@ def render_html(title: str, blocks: list[Block]) -> str:
             head = "".join(f"<th>{html.escape(cell)}</th>" for cell in block.header)
             body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
                            + "</tr>" for row in block.rows)
-            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            parts.append(f"<div class=\"table-scroll\"><table><thead><tr>{head}</tr></thead>"
+                         f"<tbody>{body}</tbody></table></div>")
         elif isinstance(block, Figure):
             data = base64.b64encode(block.png).decode("ascii")
             parts.append(f"<figure><img alt=\"{html.escape(block.caption)}\" "

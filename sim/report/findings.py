@@ -27,17 +27,29 @@ from scipy import stats
 
 from sim.stats.analysis import BatchAnalysis
 
-FINDINGS_RULE = (
-    "The summary answers, in this order, the first three of these questions that the batch "
-    "can answer, for the player count with the most games: is a seat favoured; does one strategy "
-    "beat another; how much of a score the deal decides; which removed tile matters most; what a "
-    "light tile is worth; what an extra turn with the construction token is worth; how precise "
-    "the mean score is. Intervals are 95% and count the correlation of the seats of a game and "
-    "of the replays of a deal; a gap chosen as the largest of several uses a simultaneous "
-    "interval. A difference is claimed only when its interval excludes zero; otherwise the "
-    "finding says how large a difference the data rule out. Seats are counted from 1, the "
-    "first player."
-)
+
+def findings_rule(columns: set[str]) -> str:
+    """The rule that chose the findings, in words, naming only the questions a game with these
+    result ``columns`` can ask (no removed tiles or construction token for a game without
+    them)."""
+    questions = ["is a seat favoured", "does one strategy beat another",
+                 "how much of a score the deal decides"]
+    if "removed_tiles_mask" in columns:
+        questions.append("which removed tile matters most")
+    if "light_tiles_drawn" in columns:
+        questions.append("what a light tile is worth")
+    if "tree_phases_as_token_holder" in columns:
+        questions.append("what an extra turn with the construction token is worth")
+    questions.append("how precise the mean score is")
+    return (
+        "The summary answers, in this order, the first three of these questions that the batch "
+        f"can answer, for the player count with the most games: {'; '.join(questions)}. "
+        "Intervals are 95% and count the correlation of the seats of a game and "
+        "of the replays of a deal; a gap chosen as the largest of several uses a simultaneous "
+        "interval. A difference is claimed only when its interval excludes zero; otherwise the "
+        "finding says how large a difference the data rule out. Seats are counted from 1, the "
+        "first player."
+    )
 
 
 def simultaneous_z(comparisons: int, confidence: float = 0.95) -> float:

@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 STYLE = {
     "figure.figsize": (11.0, 6.2),  # 16:9, readable when a slide shows it full width
@@ -35,7 +36,10 @@ STYLE = {
     "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]),
 }
-POSITIVE, NEGATIVE, NEUTRAL = "#2ca02c", "#d62728", "#1f77b4"
+NEUTRAL = "#1f77b4"
+# The removed-tile chart: neither colour reads as "good" or "bad" (a tile whose removal raises
+# scores is not a good tile, nor a bad one); the chart's legend says what each colour means.
+SCORE_UP, SCORE_DOWN = "#e08214", "#5e3c99"
 MAX_PANELS = 4
 
 
@@ -161,10 +165,15 @@ def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes 
     effect = panel["effect"].to_numpy()
     error = np.vstack([effect - panel["effect_low"].to_numpy(),
                        panel["effect_high"].to_numpy() - effect])
-    colours = [POSITIVE if e > 0 else NEGATIVE for e in effect]
+    colours = [SCORE_UP if e > 0 else SCORE_DOWN for e in effect]
     with _figure(1, "Effect of a tile being removed unseen (95% CIs)") as (figure, axes):
         axis = axes[0]
         axis.bar(panel["tile"].to_numpy(), effect, color=colours, alpha=0.85)
+        axis.legend(handles=[Patch(color=SCORE_UP, alpha=0.85,
+                                   label="scores higher when this tile is removed"),
+                             Patch(color=SCORE_DOWN, alpha=0.85,
+                                   label="scores lower when this tile is removed")],
+                    loc="best")
         axis.errorbar(panel["tile"].to_numpy(), effect, yerr=error, fmt="none", ecolor="black",
                       capsize=4)
         axis.axhline(0, color="black", linewidth=1)
@@ -238,6 +247,22 @@ def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players:
         return _png(figure)
 
 
+def _fit_band(axis, low: np.ndarray, high: np.ndarray, value: np.ndarray,
+              limits: tuple[float, float] | None = None) -> None:
+    """Y limits that show the whole band (its finite part) with a margin, so that neither end
+    is cut off, and room at the top for the legend; never beyond ``limits`` when given."""
+    ends = np.concatenate([low, high, value])
+    ends = ends[np.isfinite(ends)]
+    if ends.size == 0:
+        return
+    bottom, top = float(ends.min()), float(ends.max())
+    span = top - bottom if top > bottom else max(abs(top), 1.0)
+    bottom, top = bottom - 0.05 * span, top + 0.35 * span
+    if limits is not None:
+        bottom, top = max(bottom, limits[0]), min(top, limits[1])
+    axis.set_ylim(bottom, top)
+
+
 def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None:
     """Running mean score and the first seat's win rate with 95% bands against games played."""
     panel = running.filter((pl.col("players") == players) & (pl.col("rules") == rules))
@@ -249,9 +274,13 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
         for axis, (metric, label, scale, unit) in zip(axes, metrics, strict=True):
             part = panel.filter(pl.col("metric") == metric).sort("games")
             games = part["games"].to_numpy()
-            axis.fill_between(games, scale * part["ci_low"].to_numpy(),
-                              scale * part["ci_high"].to_numpy(), alpha=0.25, color=NEUTRAL,
-                              label="95% CI")
+            low, high = scale * part["ci_low"].to_numpy(), scale * part["ci_high"].to_numpy()
+            if metric == "seat_0_win_rate":
+                # A win rate lies in 0..100%; the first units' t intervals run far beyond.
+                low, high = np.clip(low, 0.0, 100.0), np.clip(high, 0.0, 100.0)
+            axis.fill_between(games, low, high, alpha=0.25, color=NEUTRAL, label="95% CI")
+            _fit_band(axis, low, high, scale * part["value"].to_numpy(),
+                      (0.0, 100.0) if metric == "seat_0_win_rate" else None)
             axis.plot(games, scale * part["value"].to_numpy(), color=NEUTRAL, linewidth=2,
                       label="running estimate")
             final = scale * part["value"][-1]
@@ -261,7 +290,7 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
             axis.set_xlabel("Games played (log scale)")
             axis.set_ylabel(label)
             axis.set_title(_panel_title(players, rules))
-            axis.legend(loc="best")
+            axis.legend(loc="upper right")
         return _png(figure)
 
 

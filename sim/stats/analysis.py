@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from sim.games.registry import get_game
 from sim.stats.batch import Batch
 from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import convergence_units, games_needed, running_estimates
@@ -94,8 +95,8 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
         rows = _read_rows(batch)
     else:
         notes.append("This batch kept the summary store (score histograms), so head-to-head "
-                     "results, the deal's share of the variance, tile impact, light tiles and the "
-                     "construction token need a batch run with the rows store.")
+                     "results, the deal's share of the variance and the sections particular to the "
+                     "game need a batch run with the rows store.")
     if batch.status != "complete":
         notes.append(f"The batch is {batch.status}: {len(batch.shard_files)} of "
                      f"{batch.manifest.get('shards_total', '?')} shards are finished and reported.")
@@ -154,9 +155,10 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
             step("tile impact")
             impact = tile_impact(rows)
             analysis.tile_impact = impact if not impact.is_empty() else None
-        else:
-            notes.append(f"Tile impact needs the column removed_tiles_mask, which {batch.game} "
-                         f"batches do not have.")
+        elif "removed_tiles_mask" in get_game(batch.game).column_docs():
+            # Only a game that records removed tiles can miss them; others never mention them.
+            notes.append("Tile impact needs the column removed_tiles_mask, which this batch "
+                         "does not have.")
 
     notable = batch.scan_notable()
     if notable is not None:

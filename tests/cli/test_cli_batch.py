@@ -1,6 +1,7 @@
 """End to end: `sim run` a small batch, then `sim report` and `sim sweep` on real results."""
 
 import json
+from pathlib import Path
 
 import polars as pl
 from typer.testing import CliRunner
@@ -118,3 +119,49 @@ def test_seat_verdict_of_rows():
     equal = generate_rows(SyntheticDesign(deals=300, seed=3))
     assert seat_verdict(equal.lazy(), 0.02) == "undecided"
     assert seat_verdict(equal.lazy(), 0.5) == "fair"
+
+
+def test_version():
+    from sim import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output == f"sim {__version__}\n"
+
+
+def test_report_refuses_another_batch_s_report_folder(tmp_path):
+    from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
+
+    for name in ("one", "two"):
+        write_synthetic_batch(tmp_path / name, SyntheticDesign(name=name, deals=40,
+                                                               games_per_shard=20))
+    out = tmp_path / "out"
+    first = runner.invoke(app, ["report", str(tmp_path / "one"), "--out", str(out), "-q"])
+    assert first.exit_code == 0
+    result = runner.invoke(app, ["report", str(tmp_path / "two"), "--out", str(out), "-q"])
+    assert result.exit_code == 2
+    assert "holds the report of batch 'one'" in result.output
+
+
+def test_sweep_help_shows_its_table_names():
+    result = runner.invoke(app, ["sweep", "--help"], env={"COLUMNS": "200"})
+    assert "[sweep] table of axes" in result.output and "[adaptive]" in result.output
+
+
+def test_runs_shows_adaptive_points_as_stopped_and_keeps_columns(tmp_path, monkeypatch):
+    from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
+
+    monkeypatch.chdir(tmp_path)
+    long_name = "a-sweep-point-with-a-name-much-longer-than-thirty-two-characters"
+    point = Path("runs") / "sweep" / long_name
+    write_synthetic_batch(point, SyntheticDesign(name="point", deals=40, games_per_shard=20))
+    manifest = json.loads((point / "manifest.json").read_text())
+    manifest.update(status="partial", shards_total=3, games_total=60)
+    (point / "manifest.json").write_text(json.dumps(manifest))
+    (Path("runs") / "sweep" / "sweep.json").write_text(json.dumps(
+        {"points": [{"run_dir": str(point), "state": "precise"}]}))
+    result = runner.invoke(app, ["runs", "runs"])
+    assert result.exit_code == 0, result.output
+    header, line = result.output.splitlines()
+    assert "stopped (precise)" in line and "40/60" not in line and "partial" not in line
+    assert line.startswith(str(point) + " ")
+    assert header.index("game") == line.index("legendary-forests")

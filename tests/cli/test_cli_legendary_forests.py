@@ -29,6 +29,15 @@ def test_play_json_planets_score_the_same_with_sim_score(tmp_path):
             assert json.loads(scored.output)["total"] == game["scores"][seat]
             text = runner.invoke(app, ["score", str(path)])
             assert text.output.strip().endswith(f"total: {game['scores'][seat]}")
+        # The play file itself: every planet, the game read from its 'game' field.
+        whole = runner.invoke(app, ["score", str(out), "--json"])
+        assert whole.exit_code == 0, whole.output
+        assert [d["total"] for d in json.loads(whole.output)] == game["scores"]
+        last = runner.invoke(app, ["score", str(out), "--player", str(players)])
+        assert last.output.strip().endswith(f"total: {game['scores'][-1]}")
+        assert f"player {players}" in last.output
+        beyond = runner.invoke(app, ["score", str(out), "--player", str(players + 1)])
+        assert beyond.exit_code == 2 and "out of range" in beyond.output
 
 
 def test_play_is_deterministic_for_a_seed():

@@ -41,6 +41,10 @@ def test_play_json_boards_score_the_same_with_sim_score(tmp_path):
             assert {key: document[key] for key in game["points"][seat]} == game["points"][seat]
             text = runner.invoke(app, ["score", "--game", "harmonies", str(path)])
             assert text.output.strip().endswith(f"total: {game['scores'][seat]}")
+        # The play file without --game: the game comes from its 'game' field.
+        whole = runner.invoke(app, ["score", str(out), "--json"])
+        assert whole.exit_code == 0, whole.output
+        assert [d["total"] for d in json.loads(whole.output)] == game["scores"]
 
 
 def test_turn_log_replays_to_the_final_boards(tmp_path):

@@ -1,7 +1,9 @@
 """build_report end to end on synthetic batches: files, content, errors."""
 
+import json
 import re
 import shutil
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -97,27 +99,132 @@ def test_summary_store_report(forest_summary_dir, tmp_path):
     assert len(result.findings) == 3
     markdown = result.markdown.read_text()
     assert "need a batch run with the rows store" in markdown
-    assert "Tile-set variance" in markdown and "tiles.png" not in markdown
+    assert "Deal variance: what the deal decides" in markdown and "tiles.png" not in markdown
     sections = set(pl.read_parquet(result.summary_parquet)["section"])
     assert "tile impact" not in sections and "convergence" in sections
 
 
-def test_harmonies_has_no_tile_impact(harmonies_dir, tmp_path):
+def test_harmonies_report_has_no_legendary_forests_wording(harmonies_dir, tmp_path):
     result = build_report(harmonies_dir, tmp_path)
     markdown = result.markdown.read_text()
-    assert "removed_tiles_mask, which harmonies batches do not have" in markdown
-    assert "Construction token" not in markdown
+    for wording in ("removed_tiles_mask", "Architect", "construction token", "Construction token",
+                    "removed tile", "light tile", "Tile-set", "Needs the rows store"):
+        assert wording not in markdown, wording
+    assert "seat 1 plays first in every round" in markdown
+    assert "Not shown: no deal was replayed" in markdown
     assert "Only one strategy played (greedy)" in markdown
     # No seat effect, one strategy, no replays: seat, then the precision fallback.
     assert result.findings[0].startswith("No seat is detectably favoured")
     assert result.findings[-1].startswith("The mean score is known to")
 
 
-def test_default_output_folder(forest_dir, tmp_path, monkeypatch):
+def _with_config(source, target, **config):
+    """A copy of the batch in ``source`` whose manifest records ``config`` (a sim run config)."""
+    shutil.copytree(source, target)
+    manifest_path = target / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["config"] = config
+    manifest_path.write_text(json.dumps(manifest))
+    return target
+
+
+HARMONIES_SIDE_B = {"name": "harmonies-b", "game": "harmonies", "players": 3,
+                    "lineup": ["greedy", "greedy", "greedy"], "rotate": False, "games": 200,
+                    "deals": 200, "replicates_per_deal": 1, "seed": 7, "shard_size": 100,
+                    "output": "runs/harmonies-b", "store": "rows",
+                    "rules": {"side": 1, "mountain_points": 0, "spirits": 1},
+                    "data_file": None, "data_digest": "synthetic", "tags": {}}
+
+
+def test_header_states_what_was_played(harmonies_dir, tmp_path):
+    batch = _with_config(harmonies_dir, tmp_path / "side-b", **HARMONIES_SIDE_B)
+    result = build_report(batch, tmp_path / "out")
+    markdown = result.markdown.read_text()
+    header = markdown[:markdown.index("## Summary")]
+    assert "| Game | Harmonies (harmonies) |" in header
+    assert "| Rules: side | B (1):" in header
+    assert "| Rules: mountain_points | rulebook (0) (default):" in header
+    assert "| Rules: spirits | true (1):" in header
+    assert "| Lineup | greedy in every seat |" in header
+    assert "| Players | 3 (the game allows 1 to 4) |" in header
+    assert "digest synthetic" in header and "200 deals x 1 replicate per deal" in header
+    assert "sim run config.toml" in header and "sim report runs/harmonies-b" in header
+    toml = (tmp_path / "out" / "config.toml").read_text()
+    assert 'strategies = ["greedy"]' in toml and "side = 1" in toml
+    assert toml in markdown
+
+
+def test_reproducing_config_loads_to_the_same_config_hash(tmp_path):
+    from sim.config import load_config
+    from sim.report.build import reproducing_config
+    from sim.runner import new_manifest
+
+    config_path = tmp_path / "batch.toml"
+    config_path.write_text('game = "harmonies"\nplayers = 2\npool = ["greedy", "random"]\n'
+                           'deals = 30\nreplicates_per_deal = 2\nseed = 5\n'
+                           '[rules]\nside = "B"\n')
+    original = load_config(config_path)
+    written = tmp_path / "again" / "batch.toml"
+    written.parent.mkdir()
+    written.write_text(reproducing_config(new_manifest(original)))
+    again = load_config(written)
+    assert again.digest() == original.digest()
+
+
+def test_legendary_forests_header_names_rules_and_pool(forest_dir, tmp_path):
+    batch = _with_config(forest_dir, tmp_path / "forest", name="forest", game="legendary-forests",
+                         players=4, lineup=["greedy", "random"], rotate=True, games=600,
+                         deals=300, replicates_per_deal=2, seed=3, shard_size=100,
+                         output="runs/forest", store="rows",
+                         rules={"removed_tiles": 3, "trees_per_colour_per_player": 2},
+                         data_file=None, data_digest="synthetic", tags={})
+    markdown = build_report(batch, tmp_path / "out").markdown.read_text()
+    assert "| Rules: removed_tiles | 3:" in markdown
+    assert "| Rules: trees_per_colour_per_player | 2 (default):" in markdown
+    assert "pool greedy, random, rotating through the seats" in markdown
+    assert "300 deals x 2 replicates per deal" in markdown
+
+
+def test_default_output_folder_is_named_after_the_batch_folder(forest_dir, tmp_path,
+                                                               monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = build_report(forest_dir)
-    assert result.html == (tmp_path / "reports" / "forest" / "report.html").relative_to(tmp_path)
-    assert (tmp_path / "reports" / "forest" / "summary.parquet").is_file()
+    folder = Path("reports") / forest_dir.name
+    assert result.html == folder / "report.html"
+    assert (tmp_path / folder / "summary.parquet").is_file()
+    identity = json.loads((tmp_path / folder / "batch.json").read_text())
+    assert identity["name"] == "forest" and str(tmp_path) not in json.dumps(identity)
+
+
+def test_report_of_another_batch_is_not_overwritten(forest_dir, harmonies_dir, tmp_path):
+    out = tmp_path / "out"
+    build_report(forest_dir, out)
+    before = (out / "report.html").read_bytes()
+    build_report(forest_dir, out)  # the same batch again: allowed, byte for byte the same
+    assert (out / "report.html").read_bytes() == before
+    with pytest.raises(InputError, match="holds the report of batch 'forest'"):
+        build_report(harmonies_dir, out)
+    assert (out / "report.html").read_bytes() == before
+    (out / "batch.json").unlink()
+    with pytest.raises(InputError, match="does not say which batch"):
+        build_report(forest_dir, out)
+
+
+def test_html_has_a_table_of_contents(forest_report):
+    html = forest_report[0].html.read_text()
+    contents = html[html.index('<nav class="contents">'):html.index("</nav>")]
+    headings = re.findall(r'<h([23]) id="([^"]+)">', html)
+    assert len(headings) >= 8
+    for _, anchor in headings:
+        assert f'href="#{anchor}"' in contents
+    assert html.index("</nav>") < html.index('id="summary-the-findings-that-matter"')
+
+
+def test_quantile_note_and_drawing_legend(forest_report):
+    markdown = forest_report[0].markdown.read_text()
+    assert "the lowest score s such that at least a share q of player-games scored s or less" \
+        in markdown
+    assert "How to read the drawings:" in markdown
 
 
 def test_missing_run_dir_is_an_input_error(tmp_path):

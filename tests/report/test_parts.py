@@ -76,3 +76,21 @@ def test_findings_follow_the_rule_in_order(forest_analysis):
     assert len(findings) == 7
     for finding, start in zip(findings, starts, strict=True):
         assert finding.startswith(start)
+
+
+def test_convergence_band_limits_show_the_whole_band_within_bounds():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from sim.report.plots import _fit_band
+
+    figure, axis = plt.subplots()
+    low, high = np.array([-50.0, 20.0, 40.0]), np.array([150.0, 70.0, 45.0])
+    _fit_band(axis, np.clip(low, 0, 100), np.clip(high, 0, 100), np.array([50.0, 45.0, 42.0]),
+              (0.0, 100.0))
+    assert axis.get_ylim() == (0.0, 100.0)
+    _fit_band(axis, np.array([np.nan, 10.0, 55.0]), np.array([np.inf, 90.0, 65.0]),
+              np.array([50.0, 50.0, 60.0]))
+    bottom, top = axis.get_ylim()
+    assert bottom < 10.0 and top > 90.0 and np.isfinite(top)
+    plt.close(figure)

@@ -88,3 +88,11 @@ def test_strategies_command_lists_every_builtin_with_parameters():
     for name in ("random", "greedy", "rune-hunter", "closer", "planner", "denier", "rollout"):
         assert f"\n{name} [built-in]: " in "\n" + result.output
     assert "    rollouts=8: " in result.output
+
+
+def test_win_rate_without_an_interval_says_why():
+    from sim.tournament import _rate_with_ci
+
+    assert _rate_with_ci(0.0, 0.0) == "0.0% (no CI: same in every deal)"
+    assert _rate_with_ci(0.25, float("nan")) == "25.0% (1 deal, no CI)"
+    assert _rate_with_ci(0.253, 0.012) == "25.3% ±  1.2%"

@@ -23,7 +23,7 @@ from sim.games.harmonies.data import (
     GameData,
     load_data_folder,
 )
-from sim.games.harmonies.drawing import draw_board
+from sim.games.harmonies.drawing import LEGEND, draw_board
 from sim.games.harmonies.options import HarmoniesRules, resolve_mountain_points
 from sim.games.harmonies.position import Board, board_from_state, load_board, score_board
 from sim.games.harmonies.results import GameResults
@@ -74,12 +74,19 @@ class Harmonies(Game):
     data_option = "data"
     data_help = "a Harmonies data folder"
     position_help = "a Harmonies board"
+    played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) plays first in every round."""
         return ["Seats are counted from 1: seat 1 plays first in every round. (The Parquet "
                 "files count seats from 0.)"]
+
+    def drawing_legend(self) -> str:
+        """How to read a board drawn by ``draw_board``."""
+        return ("each hex is drawn as [....]: its tokens from bottom to top, one letter each "
+                f"({LEGEND.split('; ')[0]}), then * when an animal cube stands on it; [    ] is "
+                "an empty hex.")
 
     def __init__(self) -> None:
         self._tables: dict[tuple, tuple[GameData, EngineTables]] = {}

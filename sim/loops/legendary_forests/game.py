@@ -73,12 +73,25 @@ class LegendaryForests(Game):
     data_option = "tiles"
     data_help = "a Legendary Forests tile-set TOML file"
     position_help = "a Legendary Forests planet"
+    played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""
         return ["Seats are counted from 1: seat 1 is the Architect and the first holder of the "
-                "construction token. (The Parquet files count seats from 0.)"]
+                "construction token. (The Parquet files count seats from 0.)",
+                "Effects are estimated holding the other known factors fixed: the construction "
+                "token within each game with the seat fixed (statsmodels OLS, cluster-robust by "
+                "deal); each removed tile with the other removed tiles fixed (OLS over deals, "
+                "HC1). Light tiles: the mean at each count, with a lack-of-fit test before any "
+                "single slope is read."]
+
+    def drawing_legend(self) -> str:
+        """How to read a planet drawn by ``draw_planet``."""
+        return ("each tile is a block of three lines: its north side letter on top, then the "
+                "west side letter, the tile number, ^ when a tree stands on it and the east side "
+                "letter, then the south side letter. Side letters: P pink, R red, Y yellow, "
+                ". grass; north is up.")
 
     def load_data(self, path: str | None) -> TileSet:
         return load_tileset(path)
