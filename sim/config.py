@@ -21,6 +21,10 @@ from sim.strategy_spec import did_you_mean, parse_strategy
 
 STORES = ("rows", "summary")
 DEFAULT_SHARD_SIZE = 10_000
+# Limits checked before anything is planned or allocated. Statistics count games in float64,
+# exact up to 2**53; a shard is one compiled call holding all its games in memory at once.
+MAX_GAMES = 2**53
+MAX_SHARD_SIZE = 1_000_000
 
 # Every top-level field a config may have, with its expected type and a description.
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -122,6 +126,10 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise InputError(f"{path}: config file not found") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a folder, not a config file") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the config file ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"{path}: not valid TOML ({error})") from None
 
@@ -131,7 +139,11 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
     field names; ``rules`` merges) and validate everything."""
     if path is None:
         return config_from_document({}, "options", Path.cwd(), None, overrides)
-    return config_from_document(read_toml(path), str(path), Path(path).parent, Path(path).stem,
+    document = read_toml(path)
+    if "output" in document and (overrides or {}).get("output") is None:
+        _check_type(document["output"], str, str(path), "output")
+        check_relative_output(document["output"], f"{path}: field 'output'")
+    return config_from_document(document, str(path), Path(path).parent, Path(path).stem,
                                 overrides)
 
 
@@ -197,13 +209,16 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
             raise InputError(f"{source}: field 'strategies': {len(labels)} strategies for "
                              f"{players} players; give one per seat, or one for all")
 
-    def positive(name: str, default: int | None) -> int | None:
+    def positive(name: str, default: int | None, maximum: int = MAX_GAMES) -> int | None:
         value = merged.get(name, default)
         if value is None:
             return None
+        where = f"--{name.replace('_', '-')}" if name in overrides else f"{source}: field '{name}'"
         _check_type(value, int, source, name)
         if value < 1:
-            raise InputError(f"{source}: field '{name}': must be at least 1, got {value}")
+            raise InputError(f"{where}: must be at least 1, got {value}")
+        if value > maximum:
+            raise InputError(f"{where}: at most {maximum:,} can be played, got {value:,}")
         return value
 
     games = positive("games", None)
@@ -215,16 +230,20 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if deals is None:
         deals = -(-(games if games is not None else 1000) // replicates)
     games = deals * replicates
+    if games > MAX_GAMES:
+        raise InputError(f"{source}: field 'games': deals x replicates_per_deal = {games:,} is "
+                         f"more than the {MAX_GAMES:,} games a batch can hold")
     seed = merged.get("seed", 1)
     _check_type(seed, int, source, "seed")
     if seed < 0:
         raise InputError(f"{source}: field 'seed': must be 0 or more, got {seed}")
-    shard_size = positive("shard_size", DEFAULT_SHARD_SIZE)
+    shard_size = positive("shard_size", DEFAULT_SHARD_SIZE, MAX_SHARD_SIZE)
     store = _check_type(merged.get("store", "rows"), str, source, "store")
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
+    check_name(name, f"{source}: field 'name'")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
     return BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
@@ -232,6 +251,23 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
     )
+
+
+def check_name(name: str, where: str) -> None:
+    """A batch name becomes a folder name: refuse what would point elsewhere (``..``, ``/``)."""
+    if not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0") \
+            or name != name.strip():
+        raise InputError(f"{where}: {name!r} cannot name a folder (no '/', '\\', '..' or "
+                         f"surrounding spaces)")
+
+
+def check_relative_output(output: str, where: str) -> None:
+    """An output folder from a config file stays below the current directory: a shared
+    experiment file must not make ``sim run`` write anywhere else (``--out`` may)."""
+    path = Path(output)
+    if not output.strip() or path.is_absolute() or ".." in path.parts or "\0" in output:
+        raise InputError(f"{where}: {output!r} must be a relative folder without '..' "
+                         f"(use --out to write elsewhere)")
 
 
 def lineup_specs(config: BatchConfig, game: Game) -> list[StrategySpec]:

@@ -77,7 +77,8 @@ def run(
     if workers < 0:
         raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
     if resume is not None:
-        stored = config_from_manifest(read_manifest(resume))
+        # The batch folder is where the batch is now, whatever folder it was started in.
+        stored = config_from_manifest(read_manifest(resume), resume)
         if config_file is None:
             if any(v is not None for v in overrides.values()):
                 raise InputError("--resume: options that change the batch cannot be combined "
