@@ -17,13 +17,15 @@ from typing import Any
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
-from sim.strategy_spec import did_you_mean, parse_strategy
+from sim.strategy_spec import did_you_mean, parse_strategy, split_strategy_text
 
 STORES = ("rows", "summary")
 DEFAULT_SHARD_SIZE = 10_000
-# Limits checked before anything is planned or allocated. Statistics count games in float64,
-# exact up to 2**53; a shard is one compiled call holding all its games in memory at once.
-MAX_GAMES = 2**53
+# Limits checked before anything is planned or allocated: a trillion games would take weeks
+# at a million games a second; a shard is one compiled call holding all its games in memory
+# at once; seeds feed a 64-bit seed sequence.
+MAX_GAMES = 10**12
+MAX_SEED = 2**64 - 1
 MAX_SHARD_SIZE = 1_000_000
 
 # Every top-level field a config may have, with its expected type and a description.
@@ -100,8 +102,35 @@ def _check_type(value: Any, expected, source: str, name: str) -> Any:
     return value
 
 
-def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
-    """A strategy entry is a spec string or an inline table {name = ..., key = value}."""
+def _code_strategy(text: str, base_dir: Path, source: str, where: str,
+                   allow_code: bool, known: Any) -> str:
+    """Check a config's ``module:Class`` or ``file.py:Class`` strategy before anything of it is
+    imported, and make a relative file path absolute from the config's folder.
+
+    A config file is often someone else's: it may name built-ins, drop-ins, and files in its own
+    folder; any other module or file runs code the user did not ask for, so it needs
+    ``--allow-code`` on the command line."""
+    name, settings = split_strategy_text(text)
+    if ":" not in name or text.strip().partition(":")[0] in known:
+        return text  # a built-in or drop-in name (parse_strategy checks its settings)
+    module, _, class_name = name.rpartition(":")
+    if module.endswith(".py"):
+        path = Path(module)
+        resolved = (path if path.is_absolute() else base_dir / path).resolve()
+        if resolved.parent != base_dir.resolve() and not allow_code:
+            raise InputError(f"{source}: field '{where}': strategy file '{module}' is outside "
+                             f"the config's folder; add --allow-code to run it")
+        name = f"{resolved}:{class_name}"
+    elif not allow_code:
+        raise InputError(f"{source}: field '{where}': strategy module '{module}' would run "
+                         f"code; add --allow-code to import it")
+    return name + (f":{settings}" if settings else "")
+
+
+def _strategy_label(entry: Any, game: Game, source: str, where: str,
+                    base_dir: Path | None = None, allow_code: bool = True) -> str:
+    """A strategy entry is a spec string or an inline table {name = ..., key = value}; from a
+    config file (``base_dir`` given) a strategy that would run code is checked first."""
     if isinstance(entry, dict):
         table = dict(entry)
         name = table.pop("name", None)
@@ -113,6 +142,8 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
     else:
         raise InputError(f"{source}: field '{where}': expected a strategy name or table, "
                          f"got {entry!r}")
+    if base_dir is not None:
+        text = _code_strategy(text, base_dir, source, where, allow_code, game.strategies())
     spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'")
     return spec.label()
 
@@ -134,9 +165,11 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise InputError(f"{path}: not valid TOML ({error})") from None
 
 
-def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BatchConfig:
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None,
+                allow_code: bool = False) -> BatchConfig:
     """Read ``path`` (or start from defaults when None), apply ``overrides`` (CLI options, same
-    field names; ``rules`` merges) and validate everything."""
+    field names; ``rules`` merges) and validate everything. ``allow_code`` (only ever from the
+    command line) lets the file name strategy modules and files outside its folder."""
     if path is None:
         return config_from_document({}, "options", Path.cwd(), None, overrides)
     document = read_toml(path)
@@ -144,12 +177,13 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
         _check_type(document["output"], str, str(path), "output")
         check_relative_output(document["output"], f"{path}: field 'output'")
     return config_from_document(document, str(path), Path(path).parent, Path(path).stem,
-                                overrides)
+                                overrides, allow_code=allow_code)
 
 
 def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                          default_name: str | None, overrides: dict[str, Any] | None = None,
-                         tags: dict[str, Any] | None = None) -> BatchConfig:
+                         tags: dict[str, Any] | None = None,
+                         allow_code: bool = False) -> BatchConfig:
     """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
     from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
@@ -201,7 +235,11 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     _check_type(entries, list, source, where)
     if not entries:
         raise InputError(f"{source}: field '{where}': needs at least one strategy")
-    labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]") for i, e in enumerate(entries))
+    # Strategies given on the command line are the user's own request; the file's are checked.
+    from_file = where not in overrides
+    labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]",
+                                   base_dir if from_file else None, allow_code)
+                   for i, e in enumerate(entries))
     if not rotate:
         if len(labels) == 1:
             labels = labels * players
@@ -235,15 +273,17 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                          f"more than the {MAX_GAMES:,} games a batch can hold")
     seed = merged.get("seed", 1)
     _check_type(seed, int, source, "seed")
-    if seed < 0:
-        raise InputError(f"{source}: field 'seed': must be 0 or more, got {seed}")
+    if not 0 <= seed <= MAX_SEED:
+        where = "--seed" if "seed" in overrides else f"{source}: field 'seed'"
+        raise InputError(f"{where}: must be from 0 to 2**64 - 1, got {seed}")
     shard_size = positive("shard_size", DEFAULT_SHARD_SIZE, MAX_SHARD_SIZE)
     store = _check_type(merged.get("store", "rows"), str, source, "store")
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
-    check_name(name, f"{source}: field 'name'")
+    if "name" not in overrides:  # sweep points name themselves from their grid values
+        check_name(name, f"{source}: field 'name'")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
     return BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,

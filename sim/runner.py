@@ -53,7 +53,7 @@ from sim.store import (
     write_manifest,
     write_shard,
 )
-from sim.strategy_spec import parse_strategy
+from sim.strategy_spec import parse_strategy, split_strategy_text
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,8 @@ def _check_stored_field(path: Path, name: str, value: Any, kind: type | tuple[ty
         raise InputError(f"{path}: field 'config.{name}': damaged (got {value!r})")
 
 
-def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None) -> BatchConfig:
+def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
+                         allow_code: bool = True) -> BatchConfig:
     """The BatchConfig a manifest was written for, checked field by field (a damaged manifest is
     a one-line InputError). With ``run_dir``, the config's paths are taken from the batch folder
     where it is now: its output is that folder and a data file kept in it is read from there."""
@@ -241,6 +242,11 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None) 
             values["games"] > MAX_GAMES or values["shard_size"] > MAX_SHARD_SIZE:
         raise InputError(f"{path}: field 'config.games': damaged (got {values['games']!r})")
     get_game(values["game"], f"{path}: field 'config.game'")
+    for label in values["lineup"]:
+        # A manifest is a file like a config: a strategy module in it runs code on resume.
+        if ":" in split_strategy_text(label)[0] and not allow_code:
+            raise InputError(f"{path}: field 'config.lineup': strategy '{label}' runs code "
+                             f"from a module or file; add --allow-code to resume")
     values["lineup"] = tuple(values["lineup"])
     config = BatchConfig(**values)
     if run_dir is not None:

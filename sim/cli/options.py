@@ -53,6 +53,9 @@ RuleOption = Annotated[
     typer.Option("--rule", help="Any rules parameter: NAME=VALUE (repeat)."),
 ]
 PlayersOption = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
+AllowCodeOption = Annotated[
+    bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
+                                            "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 FairMarginOption = Annotated[
     float, typer.Option(help="Fairness margin in percentage points: seats are fair when every "
@@ -97,6 +100,16 @@ class OneLineErrorsGroup(TyperGroup):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: int, option: str = "--seed") -> int:
+    """A seed from the command line: 0 to 2**64 - 1 (what the seed sequence takes)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise InputError(f"{option}: must be from 0 to 2**64 - 1, got {seed}")
+    return seed
 
 
 def user_errors(command):
