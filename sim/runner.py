@@ -173,7 +173,8 @@ PAUSE_BETWEEN_SHARD_FILES = "SIM_TEST_PAUSE_BETWEEN_SHARD_FILES"
 LOCATION_FIELDS = ("output", "data_file")
 
 
-def new_manifest(config: BatchConfig, stored_config: BatchConfig | None = None) -> dict[str, Any]:
+def new_manifest(config: BatchConfig,
+                 stored_config: BatchConfig | None = None) -> dict[str, Any]:
     """The manifest of a batch that has not started; ``stored_config`` is the config with its
     paths relative to the batch folder (what the manifest keeps; default ``config``)."""
     stored_config = stored_config or config
@@ -216,8 +217,8 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
         raise InputError(f"{path}: field 'config': expected an object, got {stored!r:.60}")
     expected: dict[str, tuple[Any, int | None]] = {
         "name": (str, None), "game": (str, None), "players": (int, 1),
-        "lineup": ((list, tuple), None), "rotate": (bool, None), "games": (int, 1), "deals": (int, 1),
-        "replicates_per_deal": (int, 1), "seed": (int, 0), "shard_size": (int, 1),
+        "lineup": ((list, tuple), None), "rotate": (bool, None), "games": (int, 1),
+        "deals": (int, 1), "replicates_per_deal": (int, 1), "seed": (int, 0), "shard_size": (int, 1),
         "output": (str, None), "store": (str, None), "rules": (dict, None),
         "data_file": ((str, type(None)), None), "data_digest": (str, None), "tags": (dict, None),
     }
