@@ -218,7 +218,8 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
     expected: dict[str, tuple[Any, int | None]] = {
         "name": (str, None), "game": (str, None), "players": (int, 1),
         "lineup": ((list, tuple), None), "rotate": (bool, None), "games": (int, 1),
-        "deals": (int, 1), "replicates_per_deal": (int, 1), "seed": (int, 0), "shard_size": (int, 1),
+        "deals": (int, 1), "replicates_per_deal": (int, 1), "seed": (int, 0),
+        "shard_size": (int, 1),
         "output": (str, None), "store": (str, None), "rules": (dict, None),
         "data_file": ((str, type(None)), None), "data_digest": (str, None), "tags": (dict, None),
     }
