@@ -17,10 +17,16 @@ from typing import Any
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
-from sim.strategy_spec import did_you_mean, parse_strategy
+from sim.strategy_spec import did_you_mean, parse_strategy, split_strategy_text
 
 STORES = ("rows", "summary")
 DEFAULT_SHARD_SIZE = 10_000
+# Limits checked before anything is planned or allocated: a trillion games would take weeks
+# at a million games a second; a shard is one compiled call holding all its games in memory
+# at once; seeds feed a 64-bit seed sequence.
+MAX_GAMES = 10**12
+MAX_SEED = 2**64 - 1
+MAX_SHARD_SIZE = 1_000_000
 
 # Every top-level field a config may have, with its expected type and a description.
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -96,8 +102,35 @@ def _check_type(value: Any, expected, source: str, name: str) -> Any:
     return value
 
 
-def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
-    """A strategy entry is a spec string or an inline table {name = ..., key = value}."""
+def _code_strategy(text: str, base_dir: Path, source: str, where: str,
+                   allow_code: bool, known: Any) -> str:
+    """Check a config's ``module:Class`` or ``file.py:Class`` strategy before anything of it is
+    imported, and make a relative file path absolute from the config's folder.
+
+    A config file is often someone else's: it may name built-ins, drop-ins, and files in its own
+    folder; any other module or file runs code the user did not ask for, so it needs
+    ``--allow-code`` on the command line."""
+    name, settings = split_strategy_text(text)
+    if ":" not in name or text.strip().partition(":")[0] in known:
+        return text  # a built-in or drop-in name (parse_strategy checks its settings)
+    module, _, class_name = name.rpartition(":")
+    if module.endswith(".py"):
+        path = Path(module)
+        resolved = (path if path.is_absolute() else base_dir / path).resolve()
+        if resolved.parent != base_dir.resolve() and not allow_code:
+            raise InputError(f"{source}: field '{where}': strategy file '{module}' is outside "
+                             f"the config's folder; add --allow-code to run it")
+        name = f"{resolved}:{class_name}"
+    elif not allow_code:
+        raise InputError(f"{source}: field '{where}': strategy module '{module}' would run "
+                         f"code; add --allow-code to import it")
+    return name + (f":{settings}" if settings else "")
+
+
+def _strategy_label(entry: Any, game: Game, source: str, where: str,
+                    base_dir: Path | None = None, allow_code: bool = True) -> str:
+    """A strategy entry is a spec string or an inline table {name = ..., key = value}; from a
+    config file (``base_dir`` given) a strategy that would run code is checked first."""
     if isinstance(entry, dict):
         table = dict(entry)
         name = table.pop("name", None)
@@ -109,6 +142,8 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str) -> str:
     else:
         raise InputError(f"{source}: field '{where}': expected a strategy name or table, "
                          f"got {entry!r}")
+    if base_dir is not None:
+        text = _code_strategy(text, base_dir, source, where, allow_code, game.strategies())
     spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'")
     return spec.label()
 
@@ -122,22 +157,33 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise InputError(f"{path}: config file not found") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a folder, not a config file") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the config file ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"{path}: not valid TOML ({error})") from None
 
 
-def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> BatchConfig:
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None,
+                allow_code: bool = False) -> BatchConfig:
     """Read ``path`` (or start from defaults when None), apply ``overrides`` (CLI options, same
-    field names; ``rules`` merges) and validate everything."""
+    field names; ``rules`` merges) and validate everything. ``allow_code`` (only ever from the
+    command line) lets the file name strategy modules and files outside its folder."""
     if path is None:
         return config_from_document({}, "options", Path.cwd(), None, overrides)
-    return config_from_document(read_toml(path), str(path), Path(path).parent, Path(path).stem,
-                                overrides)
+    document = read_toml(path)
+    if "output" in document and (overrides or {}).get("output") is None:
+        _check_type(document["output"], str, str(path), "output")
+        check_relative_output(document["output"], f"{path}: field 'output'")
+    return config_from_document(document, str(path), Path(path).parent, Path(path).stem,
+                                overrides, allow_code=allow_code)
 
 
 def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                          default_name: str | None, overrides: dict[str, Any] | None = None,
-                         tags: dict[str, Any] | None = None) -> BatchConfig:
+                         tags: dict[str, Any] | None = None,
+                         allow_code: bool = False) -> BatchConfig:
     """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
     from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
@@ -189,7 +235,11 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     _check_type(entries, list, source, where)
     if not entries:
         raise InputError(f"{source}: field '{where}': needs at least one strategy")
-    labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]") for i, e in enumerate(entries))
+    # Strategies given on the command line are the user's own request; the file's are checked.
+    from_file = where not in overrides
+    labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]",
+                                   base_dir if from_file else None, allow_code)
+                   for i, e in enumerate(entries))
     if not rotate:
         if len(labels) == 1:
             labels = labels * players
@@ -197,13 +247,16 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
             raise InputError(f"{source}: field 'strategies': {len(labels)} strategies for "
                              f"{players} players; give one per seat, or one for all")
 
-    def positive(name: str, default: int | None) -> int | None:
+    def positive(name: str, default: int | None, maximum: int = MAX_GAMES) -> int | None:
         value = merged.get(name, default)
         if value is None:
             return None
+        where = f"--{name.replace('_', '-')}" if name in overrides else f"{source}: field '{name}'"
         _check_type(value, int, source, name)
         if value < 1:
-            raise InputError(f"{source}: field '{name}': must be at least 1, got {value}")
+            raise InputError(f"{where}: must be at least 1, got {value}")
+        if value > maximum:
+            raise InputError(f"{where}: at most {maximum:,} can be played, got {value:,}")
         return value
 
     games = positive("games", None)
@@ -215,16 +268,22 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if deals is None:
         deals = -(-(games if games is not None else 1000) // replicates)
     games = deals * replicates
+    if games > MAX_GAMES:
+        raise InputError(f"{source}: field 'games': deals x replicates_per_deal = {games:,} is "
+                         f"more than the {MAX_GAMES:,} games a batch can hold")
     seed = merged.get("seed", 1)
     _check_type(seed, int, source, "seed")
-    if seed < 0:
-        raise InputError(f"{source}: field 'seed': must be 0 or more, got {seed}")
-    shard_size = positive("shard_size", DEFAULT_SHARD_SIZE)
+    if not 0 <= seed <= MAX_SEED:
+        where = "--seed" if "seed" in overrides else f"{source}: field 'seed'"
+        raise InputError(f"{where}: must be from 0 to 2**64 - 1, got {seed}")
+    shard_size = positive("shard_size", DEFAULT_SHARD_SIZE, MAX_SHARD_SIZE)
     store = _check_type(merged.get("store", "rows"), str, source, "store")
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
+    if "name" not in overrides:  # sweep points name themselves from their grid values
+        check_name(name, f"{source}: field 'name'")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
     return BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
@@ -232,6 +291,23 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
     )
+
+
+def check_name(name: str, where: str) -> None:
+    """A batch name becomes a folder name: refuse what would point elsewhere (``..``, ``/``)."""
+    if not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0") \
+            or name != name.strip():
+        raise InputError(f"{where}: {name!r} cannot name a folder (no '/', '\\', '..' or "
+                         f"surrounding spaces)")
+
+
+def check_relative_output(output: str, where: str) -> None:
+    """An output folder from a config file stays below the current directory: a shared
+    experiment file must not make ``sim run`` write anywhere else (``--out`` may)."""
+    path = Path(output)
+    if not output.strip() or path.is_absolute() or ".." in path.parts or "\0" in output:
+        raise InputError(f"{where}: {output!r} must be a relative folder without '..' "
+                         f"(use --out to write elsewhere)")
 
 
 def lineup_specs(config: BatchConfig, game: Game) -> list[StrategySpec]:

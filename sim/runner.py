@@ -16,11 +16,12 @@ the shard size or the backend, only on the config.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,24 +29,31 @@ import numpy as np
 import polars as pl
 
 from sim import __version__
-from sim.config import BatchConfig
+from sim.config import MAX_GAMES, MAX_SHARD_SIZE, STORES, BatchConfig
 from sim.errors import InputError
+from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.store import (
+    INPUT_DIR,
+    MANIFEST,
     MANIFEST_FORMAT,
     NOTABLE_DIR,
-    finished_shards,
+    SHARD_FILES,
+    file_record,
+    legacy_finished_shards,
     parquet_bytes,
     read_manifest,
     remove_temporary_files,
     rows_frame,
     shard_dir,
+    shard_name,
     summary_frame,
+    verified_shards,
     write_manifest,
     write_shard,
 )
-from sim.strategy_spec import parse_strategy
+from sim.strategy_spec import parse_strategy, split_strategy_text
 
 
 @dataclass(frozen=True)
@@ -155,13 +163,26 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
     return parquet_bytes(frame)
 
 
-def new_manifest(config: BatchConfig) -> dict[str, Any]:
-    """The manifest of a batch that has not started."""
+# Set to a file path, it makes the runner create that file and wait (up to a minute) right
+# after writing a shard's result file and before its notable-games file: crash tests use it to
+# kill a run exactly between the files of one shard.
+PAUSE_BETWEEN_SHARD_FILES = "SIM_TEST_PAUSE_BETWEEN_SHARD_FILES"
+
+# Fields of the stored config that say where things are, not what is played: a batch folder
+# that moved, or a resume that names the data file by another path, is still the same batch.
+LOCATION_FIELDS = ("output", "data_file")
+
+
+def new_manifest(config: BatchConfig,
+                 stored_config: BatchConfig | None = None) -> dict[str, Any]:
+    """The manifest of a batch that has not started; ``stored_config`` is the config with its
+    paths relative to the batch folder (what the manifest keeps; default ``config``)."""
+    stored_config = stored_config or config
     return {
         "format": MANIFEST_FORMAT,
         "name": config.name,
         "game": config.game,
-        "config": config.to_json(),
+        "config": stored_config.to_json(),
         "config_hash": config.digest(),
         "data_digest": config.data_digest,
         "sim_version": __version__,
@@ -170,29 +191,115 @@ def new_manifest(config: BatchConfig) -> dict[str, Any]:
         "shards_total": config.shards,
         "shard_size": config.shard_size,
         "shards_done": [],
+        SHARD_FILES: {},
         "timings": [],
         "status": "running",
     }
 
 
-def config_from_manifest(manifest: dict[str, Any]) -> BatchConfig:
-    """The BatchConfig a manifest was written for."""
-    stored = dict(manifest["config"])
-    stored["lineup"] = tuple(stored["lineup"])
-    stored.setdefault("tags", {})
-    return BatchConfig(**stored)
+def _check_stored_field(path: Path, name: str, value: Any, kind: type | tuple[type, ...],
+                        minimum: int | None = None) -> None:
+    ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if ok and minimum is not None and value < minimum:
+        ok = False
+    if not ok:
+        raise InputError(f"{path}: field 'config.{name}': damaged (got {value!r})")
 
 
-def prepare_run_dir(config: BatchConfig, resume: bool) -> tuple[Path, dict[str, Any]]:
-    """Create or reopen the output folder. A fresh run refuses a folder that already holds a
-    batch; a resume refuses a folder whose batch has another config."""
-    run_dir = Path(config.output)
-    manifest_path = run_dir / "manifest.json"
+def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
+                         allow_code: bool = True) -> BatchConfig:
+    """The BatchConfig a manifest was written for, checked field by field (a damaged manifest is
+    a one-line InputError). With ``run_dir``, the config's paths are taken from the batch folder
+    where it is now: its output is that folder and a data file kept in it is read from there."""
+    path = (run_dir / MANIFEST) if run_dir is not None else Path(MANIFEST)
+    stored = manifest.get("config")
+    if not isinstance(stored, dict):
+        raise InputError(f"{path}: field 'config': expected an object, got {stored!r:.60}")
+    expected: dict[str, tuple[Any, int | None]] = {
+        "name": (str, None), "game": (str, None), "players": (int, 1),
+        "lineup": ((list, tuple), None), "rotate": (bool, None), "games": (int, 1),
+        "deals": (int, 1), "replicates_per_deal": (int, 1), "seed": (int, 0),
+        "shard_size": (int, 1),
+        "output": (str, None), "store": (str, None), "rules": (dict, None),
+        "data_file": ((str, type(None)), None), "data_digest": (str, None), "tags": (dict, None),
+    }
+    known = {f.name for f in fields(BatchConfig)}
+    for name in stored:
+        if name not in known:
+            raise InputError(f"{path}: field 'config.{name}': unknown")
+    values = dict(stored)
+    values.setdefault("tags", {})
+    for name, (kind, minimum) in expected.items():
+        if name not in values:
+            if name in ("data_file", "data_digest"):
+                continue
+            raise InputError(f"{path}: field 'config.{name}': missing")
+        _check_stored_field(path, name, values[name], kind, minimum)
+    if not values["lineup"] or not all(isinstance(label, str) for label in values["lineup"]):
+        raise InputError(f"{path}: field 'config.lineup': damaged (got {values['lineup']!r:.60})")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values["rules"].values()):
+        raise InputError(f"{path}: field 'config.rules': damaged (values must be integers)")
+    if values["store"] not in STORES:
+        raise InputError(f"{path}: field 'config.store': damaged (got {values['store']!r})")
+    if values["games"] != values["deals"] * values["replicates_per_deal"] or \
+            values["games"] > MAX_GAMES or values["shard_size"] > MAX_SHARD_SIZE:
+        raise InputError(f"{path}: field 'config.games': damaged (got {values['games']!r})")
+    get_game(values["game"], f"{path}: field 'config.game'")
+    for label in values["lineup"]:
+        # A manifest is a file like a config: a strategy module in it runs code on resume.
+        if ":" in split_strategy_text(label)[0] and not allow_code:
+            raise InputError(f"{path}: field 'config.lineup': strategy '{label}' runs code "
+                             f"from a module or file; add --allow-code to resume")
+    values["lineup"] = tuple(values["lineup"])
+    config = BatchConfig(**values)
+    if run_dir is not None:
+        data_file = config.data_file
+        if data_file is not None and not Path(data_file).is_absolute():
+            data_file = str(run_dir / data_file)
+        config = replace(config, output=str(run_dir), data_file=data_file)
+    return config
+
+
+def _identity(config_json: dict[str, Any]) -> dict[str, Any]:
+    """The part of a stored config that decides the results (no paths)."""
+    return {k: v for k, v in config_json.items() if k not in LOCATION_FIELDS}
+
+
+def _keep_data_copy(config: BatchConfig, run_dir: Path) -> str | None:
+    """Copy the batch's data file (or the files of its data folder) into the batch folder, so a
+    moved or copied batch can be resumed without the original; returns the copy's path relative
+    to the batch folder (None for the shipped data)."""
+    if config.data_file is None:
+        return None
+    source = Path(config.data_file)
+    target = run_dir / INPUT_DIR / source.name
+    if source.resolve() == target.resolve():
+        return target.relative_to(run_dir).as_posix()
+    if source.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        for item in sorted(source.iterdir()):
+            if item.is_file():
+                write_bytes_atomic(target / item.name, item.read_bytes())
+    else:
+        write_bytes_atomic(target, source.read_bytes())
+    return target.relative_to(run_dir).as_posix()
+
+
+def prepare_run_dir(config: BatchConfig, resume: bool,
+                    run_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """Create or reopen the output folder (``run_dir``, default ``config.output``). A fresh run
+    refuses a folder that already holds a batch; a resume refuses a folder whose batch has
+    another config."""
+    run_dir = Path(run_dir if run_dir is not None else config.output)
+    manifest_path = run_dir / MANIFEST
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"{run_dir}: output is a file, not a folder")
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
-        if manifest.get("config_hash") != config.digest():
-            stored = config_from_manifest(manifest)
-            changed = [k for k, v in config.to_json().items() if stored.to_json().get(k) != v]
+        stored = config_from_manifest(manifest, run_dir)
+        if _identity(stored.to_json()) != _identity(config.to_json()):
+            changed = [k for k, v in _identity(config.to_json()).items()
+                       if stored.to_json().get(k) != v]
             raise InputError(f"{manifest_path}: field 'config': this folder holds a batch with "
                              f"another config (differs in: {', '.join(changed)}); "
                              f"use another --out or the same config")
@@ -203,19 +310,49 @@ def prepare_run_dir(config: BatchConfig, resume: bool) -> tuple[Path, dict[str, 
     if resume:
         raise InputError(f"{manifest_path}: nothing to resume (no manifest)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    manifest = new_manifest(config)
+    kept_data = _keep_data_copy(config, run_dir)
+    # Every path the manifest keeps is relative to the batch folder, so the folder can move.
+    stored = replace(config, output=".", data_file=kept_data)
+    manifest = new_manifest(config, stored)
     write_manifest(run_dir, manifest)
     return run_dir, manifest
 
 
-def shard_tasks(config: BatchConfig, data: Any, pending: list[int]) -> Iterator[ShardTask]:
-    """Tasks for the pending shards, in shard order."""
+def shard_tasks(config: BatchConfig, data: Any, pending: Iterable[int]) -> Iterator[ShardTask]:
+    """Tasks for the pending shards, in shard order (lazily: a huge batch is never listed)."""
     for index in pending:
         first = index * config.shard_size
         yield ShardTask(index, first, min(config.shard_size, config.games - first), config, data)
 
 
-def _run_local(tasks: list[ShardTask], workers: int) -> Iterator[ShardOutput]:
+def shard_games(config: BatchConfig, index: int) -> int:
+    """Number of games in shard ``index``."""
+    return min(config.shard_size, config.games - index * config.shard_size)
+
+
+def finished_shard_records(run_dir: Path, manifest: dict[str, Any],
+                           config: BatchConfig) -> dict[int, list[dict[str, Any]]]:
+    """The finished shards of a batch with their file records, every file checked (size and
+    SHA-256). A batch from before the manifest recorded files has its present shards recorded
+    now (their notable files too, when present)."""
+    if SHARD_FILES in manifest:
+        return verified_shards(run_dir, manifest, config.shards)
+    records: dict[int, list[dict[str, Any]]] = {}
+    for index in sorted(legacy_finished_shards(run_dir, config.store, config.shards)):
+        files = []
+        for folder in (shard_dir(config.store), NOTABLE_DIR):
+            path = run_dir / folder / shard_name(index)
+            if path.is_file():
+                files.append(file_record(run_dir, path, path.read_bytes()))
+        records[index] = files
+    return records
+
+
+def _pending_shards(config: BatchConfig, done: dict[int, Any]) -> Iterator[int]:
+    return (index for index in range(config.shards) if index not in done)
+
+
+def _run_local(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
     if workers == 1:
         for task in tasks:
             yield play_shard_task(task)
@@ -227,7 +364,8 @@ def _run_local(tasks: list[ShardTask], workers: int) -> Iterator[ShardOutput]:
     yield from parallel(delayed(play_shard_task)(task) for task in tasks)
 
 
-def _run_dask(tasks: list[ShardTask], workers: int, scheduler: str | None) -> Iterator[ShardOutput]:
+def _run_dask(tasks: Iterable[ShardTask], workers: int,
+              scheduler: str | None) -> Iterator[ShardOutput]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -278,12 +416,15 @@ class RunSummary:
 def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
               scheduler: str | None = None, resume: bool = False,
               progress: Callable[[int, int], None] | None = None,
-              stop_after_shards: int | None = None) -> RunSummary:
-    """Play every unfinished shard of ``config`` and write it; returns what was done.
+              stop_after_shards: int | None = None, run_dir: Path | None = None) -> RunSummary:
+    """Play every unfinished shard of ``config`` and write it into ``run_dir`` (default
+    ``config.output``); returns what was done.
 
-    ``progress(games_done_total, games_total)`` is called after each shard. Ctrl-C stops after
-    writing nothing partial: finished shards stay, and ``--resume`` completes the batch.
-    ``stop_after_shards`` ends the session early (for tests of resuming)."""
+    A shard is finished once all its files are written and the manifest records them (path,
+    size, SHA-256); a resume checks every recorded file and plays again the shards whose files
+    are missing or damaged. ``progress(games_done_total, games_total)`` is called after each
+    shard. Ctrl-C stops after writing nothing partial: finished shards stay, and ``--resume``
+    completes the batch. ``stop_after_shards`` ends the session early (for tests of resuming)."""
     if backend not in ("local", "dask"):
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
     workers = workers or os.cpu_count() or 1
@@ -292,20 +433,22 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     if game.data_digest(data) != config.data_digest:
         raise InputError(f"{config.data_file}: field '{game.data_option}': the file changed "
                          f"since this batch started (content hash differs)")
-    run_dir, manifest = prepare_run_dir(config, resume)
+    run_dir, manifest = prepare_run_dir(config, resume, run_dir)
     remove_temporary_files(run_dir)
     folder = shard_dir(config.store)
-    done = finished_shards(run_dir, config.store)
-    pending = [i for i in range(config.shards) if i not in done]
+    records = finished_shard_records(run_dir, manifest, config)
+    pending: Iterable[int] = _pending_shards(config, records)
     if stop_after_shards is not None:
-        pending = pending[:stop_after_shards]
-    manifest["shards_done"] = sorted(done)
+        pending = itertools.islice(pending, stop_after_shards)
+    manifest[SHARD_FILES] = {str(index): files for index, files in sorted(records.items())}
+    manifest["shards_done"] = sorted(records)
     manifest["status"] = "running"
     write_manifest(run_dir, manifest)
-    games_done = sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
+    games_done = sum(shard_games(config, index) for index in records)
     if progress:
         progress(games_done, config.games)
-    tasks = list(shard_tasks(config, data, pending))
+    pause_marker = os.environ.get(PAUSE_BETWEEN_SHARD_FILES)
+    tasks = shard_tasks(config, data, pending)
     outputs = _run_local(tasks, workers) if backend == "local" else \
         _run_dask(tasks, workers, scheduler)
     start = time.perf_counter()
@@ -316,13 +459,20 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         for output in outputs:
-            write_shard(run_dir, folder, output.index, output.result_bytes)
+            path = write_shard(run_dir, folder, output.index, output.result_bytes)
+            files = [file_record(run_dir, path, output.result_bytes)]
+            if pause_marker:
+                Path(pause_marker).touch()
+                time.sleep(60)
             if output.notable_bytes is not None:
-                write_shard(run_dir, NOTABLE_DIR, output.index, output.notable_bytes)
-            done.add(output.index)
+                path = write_shard(run_dir, NOTABLE_DIR, output.index, output.notable_bytes)
+                files.append(file_record(run_dir, path, output.notable_bytes))
+            # Only now, with every file of the shard written, does the manifest call it done.
+            records[output.index] = files
             played += output.games
             games_done += output.games
-            manifest["shards_done"] = sorted(done)
+            manifest[SHARD_FILES][str(output.index)] = files
+            manifest["shards_done"] = sorted(records)
             write_manifest(run_dir, manifest)
             if progress:
                 progress(games_done, config.games)
@@ -334,15 +484,15 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         if close is not None:
             close()
     seconds = time.perf_counter() - start
-    # The files are the truth: an interrupt may land between writing a shard and noting it.
-    done = finished_shards(run_dir, config.store)
-    manifest["shards_done"] = sorted(done)
-    complete = len(done) == config.shards
+    manifest["shards_done"] = sorted(records)
+    complete = len(records) == config.shards
     manifest["status"] = "complete" if complete else ("interrupted" if interrupted else "partial")
+    if not isinstance(manifest.get("timings"), list):
+        manifest["timings"] = []
     manifest["timings"].append({"games": played, "seconds": round(seconds, 3),
                                 "games_per_second": round(played / seconds, 1) if seconds else 0,
                                 "workers": workers, "backend": backend})
     write_manifest(run_dir, manifest)
     if interrupted:
         raise KeyboardInterrupt
-    return RunSummary(run_dir, played, seconds, complete, len(done), config.shards)
+    return RunSummary(run_dir, played, seconds, complete, len(records), config.shards)

@@ -6,8 +6,10 @@ when complete (``sim.files``), so a file under its final name is always whole.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,15 @@ MANIFEST_FORMAT = 1
 SHARDS_DIR = "shards"
 SUMMARY_DIR = "summary"
 NOTABLE_DIR = "notable"
+INPUT_DIR = "input"
 COMPRESSION = "zstd"
+# The manifest field that records, per finished shard, each of its files with size and hash.
+SHARD_FILES = "shard_files"
+# Temporary names our atomic writer (``sim.files``) gives the files a batch writes: the only
+# ``.tmp`` files a batch ever deletes.
+_SHARD_TEMPORARY = re.compile(r"^\.shard-\d{6}\.parquet\..+\.tmp$")
+_MANIFEST_TEMPORARY = re.compile(r"^\.manifest\.json\..+\.tmp$")
+_INPUT_TEMPORARY = re.compile(r"^\..+\..+\.tmp$")
 
 
 def shard_name(index: int) -> str:
@@ -76,22 +86,116 @@ def write_shard(run_dir: Path, folder: str, index: int, data: bytes) -> Path:
     return path
 
 
+def file_record(run_dir: Path, path: Path, data: bytes) -> dict[str, Any]:
+    """What the manifest keeps of one written file: its path relative to the batch folder, its
+    size and its SHA-256."""
+    return {"path": path.relative_to(run_dir).as_posix(), "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _inside(run_dir: Path, relative: Any) -> Path | None:
+    """``relative`` as a path inside ``run_dir``, or None when it is not a plain relative path
+    (a damaged or hostile manifest must not point the runner elsewhere)."""
+    if not isinstance(relative, str) or not relative:
+        return None
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or ".." in parts or "\\" in relative:
+        return None
+    return run_dir / relative
+
+
+def record_matches(run_dir: Path, record: Any, check_hash: bool = True) -> bool:
+    """True when the file a record names exists with the recorded size (and hash)."""
+    if not isinstance(record, dict):
+        return False
+    path = _inside(run_dir, record.get("path"))
+    size = record.get("bytes")
+    digest = record.get("sha256")
+    if path is None or not isinstance(size, int) or not isinstance(digest, str):
+        return False
+    try:
+        if not path.is_file() or path.stat().st_size != size:
+            return False
+        if check_hash:
+            hasher = hashlib.sha256()
+            with path.open("rb") as stream:
+                for block in iter(lambda: stream.read(1 << 20), b""):
+                    hasher.update(block)
+            return hasher.hexdigest() == digest
+    except OSError:
+        return False
+    return True
+
+
+def verified_shards(run_dir: Path, manifest: dict[str, Any], shards_total: int,
+                    check_hash: bool = True) -> dict[int, list[dict[str, Any]]]:
+    """The shards the manifest records as finished whose every file is still there, whole
+    (size, and SHA-256 when ``check_hash``): shard index -> its file records.
+
+    Only the manifest makes a shard finished: a shard file it does not record (a stray copy, or
+    a result whose notable-games file was never written) never counts."""
+    records = manifest.get(SHARD_FILES)
+    if not isinstance(records, dict):
+        return {}
+    verified: dict[int, list[dict[str, Any]]] = {}
+    for key, files in records.items():
+        try:
+            index = int(key)
+        except (TypeError, ValueError):
+            continue
+        if not 0 <= index < shards_total or not isinstance(files, list) or not files:
+            continue
+        if all(record_matches(run_dir, record, check_hash) for record in files):
+            verified[index] = files
+    return verified
+
+
 def finished_shards(run_dir: Path, store: str) -> set[int]:
-    """Shards whose result file exists under its final name (only complete files have one)."""
+    """Shards the batch's manifest records as finished whose files are all present with their
+    recorded sizes (a cheap check; ``--resume`` also compares hashes)."""
+    try:
+        manifest = read_manifest(run_dir)
+    except InputError:
+        return set()
+    total = manifest.get("shards_total")
+    if not isinstance(total, int):
+        return set()
+    if SHARD_FILES not in manifest:
+        return legacy_finished_shards(run_dir, store, total)
+    return set(verified_shards(run_dir, manifest, total, check_hash=False))
+
+
+def legacy_finished_shards(run_dir: Path, store: str, shards_total: int) -> set[int]:
+    """Shards of a batch written before the manifest recorded files: the result files present
+    under their final names, within the batch's shard count."""
     folder = run_dir / shard_dir(store)
     done = set()
     if folder.is_dir():
         for path in folder.glob("shard-*.parquet"):
-            done.add(int(path.stem.split("-")[1]))
+            try:
+                index = int(path.stem.split("-")[1])
+            except (IndexError, ValueError):
+                continue
+            if 0 <= index < shards_total:
+                done.add(index)
     return done
 
 
 def remove_temporary_files(run_dir: Path) -> int:
-    """Delete leftovers of writes interrupted by a crash (never visible as results)."""
+    """Delete leftovers of writes interrupted by a crash: only the temporary names the batch's
+    own writes use, in the batch's own folders (never other ``.tmp`` files of the user's)."""
     removed = 0
-    for path in run_dir.rglob(".*.tmp"):
-        path.unlink(missing_ok=True)
-        removed += 1
+    candidates = [(run_dir, _MANIFEST_TEMPORARY)]
+    candidates += [(run_dir / folder, _SHARD_TEMPORARY)
+                   for folder in (SHARDS_DIR, SUMMARY_DIR, NOTABLE_DIR)]
+    candidates.append((run_dir / INPUT_DIR, _INPUT_TEMPORARY))
+    for folder, pattern in candidates:
+        if not folder.is_dir():
+            continue
+        for path in folder.glob(".*.tmp"):
+            if pattern.match(path.name) and path.is_file():
+                path.unlink(missing_ok=True)
+                removed += 1
     return removed
 
 
@@ -102,8 +206,14 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path}: no manifest here; not a batch folder") from None
+    except (NotADirectoryError, IsADirectoryError):
+        raise InputError(f"{path}: not a batch folder (no manifest file)") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         raise InputError(f"{path}: field 'format': unknown manifest format")
     return manifest

@@ -28,6 +28,11 @@ def split_strategy_text(text: str) -> tuple[str, str]:
 def parse_strategy(text: str, registry: dict[str, StrategyInfo], source: str) -> StrategySpec:
     """Resolve ``text`` against ``registry``; errors name ``source`` and the reason."""
     name, settings = split_strategy_text(text)
+    first, colon, rest = text.strip().partition(":")
+    if colon and first in registry and "=" not in rest:
+        # `planner:hope`: settings without `=`, not a module named like a built-in.
+        raise InputError(f"{source}: strategy '{text}': expected name:key=value settings "
+                         f"(e.g. {first}:key=1), got '{rest}'")
     if name not in registry:
         raise InputError(f"{source}: unknown strategy '{name}'{did_you_mean(name, registry)}; "
                          f"known: {', '.join(sorted(registry))}")

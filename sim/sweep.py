@@ -127,8 +127,10 @@ def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
 
 
 def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
-                        default_name: str, overrides: dict[str, Any] | None = None) -> Sweep:
-    """Validate a sweep document and expand its grid into points."""
+                        default_name: str, overrides: dict[str, Any] | None = None,
+                        allow_code: bool = False) -> Sweep:
+    """Validate a sweep document and expand its grid into points (``allow_code``: see
+    ``sim.config.load_config``)."""
     document = dict(document)
     grid = document.pop("sweep", None)
     adaptive_table = document.pop("adaptive", None)
@@ -137,7 +139,8 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
                          f"[sweep] players = [2, 3, 4]")
     overrides = dict(overrides or {})
     grid = dict(grid)
-    base = config_from_document(document, source, base_dir, default_name, overrides)
+    base = config_from_document(document, source, base_dir, default_name, overrides,
+                                allow_code=allow_code)
     game = get_game(base.game)
     rules_names = [p.name for p in game.rules_parameters]
     allowed = ["players", game.data_option, *rules_names]
@@ -174,7 +177,8 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         point_overrides["output"] = str(output / "points" / label)
         point_overrides["name"] = f"{base.name}[{label}]"
         config = config_from_document(point_document, f"{source} (point {label})", base_dir,
-                                      default_name, point_overrides, tags=tags)
+                                      default_name, point_overrides, tags=tags,
+                                      allow_code=allow_code)
         points.append(SweepPoint(index, values, label, config))
     adaptive = _parse_adaptive(adaptive_table, source, base.shard_size) \
         if adaptive_table is not None else None
@@ -185,10 +189,12 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
                  hashlib.sha256(digest_source.encode()).hexdigest())
 
 
-def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> Sweep:
+def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None,
+               allow_code: bool = False) -> Sweep:
     """Read and validate a sweep file (see the module docstring)."""
     path = Path(path)
-    return sweep_from_document(read_toml(path), str(path), path.parent, path.stem, overrides)
+    return sweep_from_document(read_toml(path), str(path), path.parent, path.stem, overrides,
+                               allow_code=allow_code)
 
 
 def point_rows(point: SweepPoint) -> pl.LazyFrame | None:
@@ -262,9 +268,11 @@ def read_sweep_manifest(output: Path) -> dict[str, Any]:
     """The manifest of a sweep folder, or a one-line InputError."""
     path = output / SWEEP_MANIFEST
     try:
-        return json.loads(path.read_text())
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{path}: not a sweep folder (no {SWEEP_MANIFEST})") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise InputError(f"{path}: not a readable sweep manifest") from None
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: not valid JSON ({error.msg})") from None
 

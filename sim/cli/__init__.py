@@ -15,7 +15,7 @@ import typer
 
 from sim import __version__
 from sim.cli.bench import bench
-from sim.cli.options import user_errors
+from sim.cli.options import OneLineErrorsGroup, user_errors
 from sim.cli.play import play
 from sim.cli.report import report
 from sim.cli.run import run
@@ -27,6 +27,7 @@ from sim.cli.tournament import tournament
 from sim.cli.tune_trees import tune_trees
 
 app = typer.Typer(
+    cls=OneLineErrorsGroup,
     help="Simulate tile-laying board games by the million and measure their balance.",
     no_args_is_help=True,
     add_completion=False,

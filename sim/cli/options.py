@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+# Typer vendors its own copy of click; its parser raises these (typer re-exports only a few).
+from typer._click import exceptions as parser_errors
+from typer.core import TyperGroup
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
@@ -48,12 +53,63 @@ RuleOption = Annotated[
     typer.Option("--rule", help="Any rules parameter: NAME=VALUE (repeat)."),
 ]
 PlayersOption = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
+AllowCodeOption = Annotated[
+    bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
+                                            "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 FairMarginOption = Annotated[
     float, typer.Option(help="Fairness margin in percentage points: seats are fair when every "
                              "gap between two seats' win rates is shown (simultaneous 95% "
                              "intervals) to lie within it, unfair when one is shown to exceed "
                              "it, undecided otherwise.", min=0.01, max=50.0)]
+
+
+def usage_error_line(error: parser_errors.UsageError) -> str:
+    """A command-line parser error as one line: the command, then click's reason (which names
+    the option or argument)."""
+    command = error.ctx.command_path if error.ctx is not None else "sim"
+    reason = " ".join(error.format_message().split())
+    return f"error: {command}: {reason}"
+
+
+class OneLineErrorsGroup(TyperGroup):
+    """The `sim` group: errors found by the command-line parser (an unknown option, a value of
+    the wrong type, a folder where a file is expected) print one line on stderr and exit with 2,
+    like every other user error, instead of a usage box."""
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        """Run the command line; a ``UsageError`` becomes one line and exit code 2."""
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except parser_errors.NoArgsIsHelpError as error:
+            error.show()  # `sim` alone: the help, as before
+            code = error.exit_code
+        except parser_errors.UsageError as error:
+            typer.echo(usage_error_line(error), err=True)
+            code = 2
+        except parser_errors.ClickException as error:
+            typer.echo(f"error: {' '.join(error.format_message().split())}", err=True)
+            code = error.exit_code
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            code = 1
+        else:
+            code = result if isinstance(result, int) else 0
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: int, option: str = "--seed") -> int:
+    """A seed from the command line: 0 to 2**64 - 1 (what the seed sequence takes)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise InputError(f"{option}: must be from 0 to 2**64 - 1, got {seed}")
+    return seed
 
 
 def user_errors(command):

@@ -14,6 +14,7 @@ from sim.cli.options import (
     GameOption,
     PlayersOption,
     RuleOption,
+    check_seed,
     data_path,
     resolve_lineup,
     rules_from_options,
@@ -42,6 +43,7 @@ def play(
     rule_options: dict[str, int] | None = None,
 ) -> None:
     """Play one game and print every turn and the final position of every player."""
+    check_seed(seed)
     chosen = get_game(game)
     chosen.check_players(players, "--players")
     rules = rules_from_options(chosen, rule_options or {}, rule)

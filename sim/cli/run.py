@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import DataOption, QuietOption, parse_rule_overrides
+from sim.cli.options import AllowCodeOption, DataOption, QuietOption, parse_rule_overrides
 from sim.cli.progress import run_with_progress
 from sim.config import load_config
 from sim.errors import InputError
@@ -62,6 +62,7 @@ def run(
                           "starts a local cluster."),
     ] = None,
     quiet: QuietOption = False,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Play a batch of seeded games into Parquet (one row per player per game)."""
     overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
@@ -77,7 +78,8 @@ def run(
     if workers < 0:
         raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
     if resume is not None:
-        stored = config_from_manifest(read_manifest(resume))
+        # The batch folder is where the batch is now, whatever folder it was started in.
+        stored = config_from_manifest(read_manifest(resume), resume, allow_code=allow_code)
         if config_file is None:
             if any(v is not None for v in overrides.values()):
                 raise InputError("--resume: options that change the batch cannot be combined "
@@ -85,11 +87,11 @@ def run(
             config = stored
         else:
             overrides["output"] = str(resume)
-            config = load_config(config_file, overrides)
+            config = load_config(config_file, overrides, allow_code=allow_code)
     else:
         if config_file is None:
             raise InputError("run: give a config file (see configs/) or --resume DIR")
-        config = load_config(config_file, overrides)
+        config = load_config(config_file, overrides, allow_code=allow_code)
     summary = run_with_progress(config, workers=workers, backend=backend, scheduler=scheduler,
                                 resume=resume is not None, quiet=quiet)
     if not quiet:

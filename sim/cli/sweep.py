@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import QuietOption
+from sim.cli.options import AllowCodeOption, QuietOption
 from sim.cli.progress import print_sweep_points, run_sweep_with_progress
 from sim.sweep import load_sweep
 
@@ -27,11 +27,12 @@ def sweep(
     backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
     quiet: QuietOption = False,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Play a grid of rules settings on common deals (one Parquet dataset, resumable)."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
                  "shard_size": shard_size}
-    plan = load_sweep(config_file, overrides)
+    plan = load_sweep(config_file, overrides, allow_code=allow_code)
     states = run_sweep_with_progress(plan, workers=workers, backend=backend,
                                      scheduler=scheduler, resume=resume, quiet=quiet)
     print_sweep_points(plan, states)

@@ -13,6 +13,7 @@ from sim.cli.options import (
     DEFAULT_GAME,
     DataOption,
     RuleOption,
+    check_seed,
     data_path,
     rules_from_options,
     with_rules_options,
@@ -59,6 +60,7 @@ def tournament(
 
     Prints scores and win rates with 95% CIs, head-to-head win rates and Bradley-Terry
     ratings."""
+    check_seed(seed)
     chosen = get_game(game)
     chosen.check_players(players, "--players")
     rules = rules_from_options(chosen, rule_options or {}, rule)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import FairMarginOption, QuietOption
+from sim.cli.options import FairMarginOption, QuietOption, check_seed
 from sim.cli.progress import print_sweep_points, run_sweep_with_progress
 from sim.errors import InputError
 from sim.sweep import load_sweep, sweep_from_document, sweep_rows
@@ -59,6 +59,7 @@ def tune_trees(
 
     Sweeps players x trees per colour per player on common deals, measures seat advantage,
     colour starvation, scores, ties and skill expression, and recommends a supply."""
+    check_seed(seed)
     if config_file is not None:
         plan = load_sweep(config_file, {"output": str(out)})
     else:

@@ -205,11 +205,20 @@ class StrategyRegistry(Mapping):
         self._package = package
         self._path = list(path)
         self._builtins = builtins
+        self._builtin_classes: dict[str, type[Strategy]] | None = None
         self._classes: dict[str, type[Strategy]] | None = None
 
+    def _builtin(self) -> dict[str, type[Strategy]]:
+        """The shipped strategies only: asking for one never runs a drop-in file."""
+        if self._builtin_classes is None:
+            self._builtin_classes = {cls.name: cls for cls in self._builtins()}
+        return self._builtin_classes
+
     def _registered(self) -> dict[str, type[Strategy]]:
+        """Built-ins and drop-ins: the drop-in files are imported here, only when a name is not a
+        built-in or the strategies are listed (a broken one is a one-line error naming it)."""
         if self._classes is None:
-            classes: dict[str, type[Strategy]] = {cls.name: cls for cls in self._builtins()}
+            classes: dict[str, type[Strategy]] = dict(self._builtin())
             for found in pkgutil.iter_modules(self._path):
                 if found.name.startswith("_"):
                     continue
@@ -228,6 +237,8 @@ class StrategyRegistry(Mapping):
 
     def strategy_class(self, name: str) -> type[Strategy]:
         """The class registered as ``name`` (loading ``module:Class`` names)."""
+        if name in self._builtin():
+            return self._builtin()[name]
         classes = self._registered()
         if name not in classes and ":" in name:
             classes[name] = load_strategy_class(name, self.base)
@@ -238,7 +249,7 @@ class StrategyRegistry(Mapping):
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
-        if name in self._registered():
+        if name in self._builtin() or name in self._registered():
             return True
         if ":" in name:
             self.strategy_class(name)

@@ -91,7 +91,12 @@ def running_estimates(units: pl.DataFrame, confidence: float = 0.95,
                 "ci_high": value + z * se, "half_width": z * se,
             }))
     if not parts:
-        return pl.DataFrame()
+        # Too few units for any interval (e.g. a summary batch of one shard): no rows, but the
+        # columns the report selects on.
+        return pl.DataFrame(schema={
+            "players": pl.Int64, "rules": pl.String, "metric": pl.String, "units": pl.Int64,
+            "games": pl.Int64, "value": pl.Float64, "ci_low": pl.Float64,
+            "ci_high": pl.Float64, "half_width": pl.Float64})
     return pl.concat(parts).with_columns(pl.col("players").cast(pl.Int64))
 
 

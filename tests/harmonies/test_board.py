@@ -36,7 +36,7 @@ def test_load_the_rules_example_and_round_trip(tmp_path, data):
     ({"cells": [{"q": 9, "r": 0, "stack": ["blue"]}]}, r"cells #1: \(9, 0\) is not a hex"),
     ({"cells": [{"q": 0, "r": 0, "stack": ["green", "brown"]}]}, "green\\+brown breaks"),
     ({"cells": [{"q": 0, "r": 0, "stack": ["gray", "gray", "gray", "gray"]}]}, "breaks"),
-    ({"cells": [{"q": 0, "r": 0, "stack": ["purple"]}]}, "field 'stack' must list"),
+    ({"cells": [{"q": 0, "r": 0, "stack": ["purple"]}]}, "field 'stack': unknown colour 'purple'"),
     ({"cells": [{"q": 0, "r": 0, "stack": ["blue"]}, {"q": 0, "r": 0, "stack": ["blue"]}]},
      "listed twice"),
     ({"cubes": [{"q": 2, "r": 1}]}, r"cubes #1: hex \(2, 1\) holds no token"),

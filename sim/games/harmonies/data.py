@@ -152,6 +152,8 @@ def _read_toml(path: Path) -> dict:
         raise InputError(f"{path}: file not found") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

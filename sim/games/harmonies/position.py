@@ -116,10 +116,14 @@ def parse_board(document: object, source: str, data: GameData) -> Board:
         if hex_position in board.stacks:
             raise InputError(f"{where}: field 'q'/'r': hex {hex_position} is listed twice")
         stack = cell.get("stack")
-        if not isinstance(stack, list) or not all(name in COLOUR_CODES for name in stack):
+        if not isinstance(stack, list):
             raise InputError(
                 f"{where}: field 'stack' must list colours ({', '.join(COLOUR_NAMES)})"
             )
+        for name in stack:
+            if name not in COLOUR_CODES:
+                raise InputError(f"{where}: field 'stack': unknown colour {name!r} (colours: "
+                                 f"{', '.join(COLOUR_NAMES)})")
         colours = tuple(COLOUR_CODES[name] for name in stack)
         if not is_legal_stack(colours):
             raise InputError(f"{where}: field 'stack': {'+'.join(stack)} breaks the stacking "
@@ -176,8 +180,12 @@ def load_board(path: str | Path, data: GameData) -> Board:
         raise InputError(f"{path}: board file not found") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read board ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: board is not UTF-8 text (byte {exc.start})") from None
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to be a board") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     return parse_board(document, str(path), data)

@@ -74,6 +74,8 @@ def load_tileset(path: str | Path | None = None) -> TileSet:
         raise InputError(f"{path}: tile set file not found") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read tile set ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: tile set is not UTF-8 text (byte {exc.start})") from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

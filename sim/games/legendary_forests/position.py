@@ -302,6 +302,8 @@ def load_planet(path: str | Path, tileset: TileSet) -> Planet:
         raise InputError(f"{path}: cannot read planet file ({error})") from None
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to be a planet") from None
     except json.JSONDecodeError as error:
         raise InputError(
             f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"

@@ -1,0 +1,69 @@
+"""Seeds 0 and 2**64 - 1 work in every command that takes a seed; a report of the same batch is
+byte-identical twice; a summary-store batch of one shard gets a report."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from tests.reliability.helpers import TINY_CONFIG, write_config
+
+runner = CliRunner()
+EDGE_SEEDS = [0, 2**64 - 1]
+
+
+@pytest.mark.parametrize("seed", EDGE_SEEDS)
+def test_play_takes_the_edge_seeds(seed):
+    result = runner.invoke(app, ["play", "-p", "2", "--seed", str(seed)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("seed", EDGE_SEEDS)
+def test_run_takes_the_edge_seeds(tmp_path, seed):
+    config = write_config(tmp_path)
+    result = runner.invoke(app, ["run", str(config), "--seed", str(seed), "--games", "6",
+                                 "--out", str(tmp_path / "batch"), "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("seed", EDGE_SEEDS)
+def test_tournament_takes_the_edge_seeds(seed):
+    result = runner.invoke(app, ["tournament", "-p", "2", "--games", "4", "--seed", str(seed),
+                                 "--workers", "1"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("seed", EDGE_SEEDS)
+def test_sweep_takes_the_edge_seeds(tmp_path, seed):
+    config = write_config(tmp_path, TINY_CONFIG.replace("games = 40", "games = 4")
+                          .replace('["greedy", "random"]', '["greedy"]') +
+                          "\n[sweep]\nplayers = [2, 3]\n", "sweep.toml")
+    result = runner.invoke(app, ["sweep", str(config), "--seed", str(seed), "--out",
+                                 str(tmp_path / "sweep"), "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+
+
+def test_two_reports_of_a_batch_are_byte_identical(tmp_path):
+    config = write_config(tmp_path)
+    result = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "batch"),
+                                 "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    summaries = []
+    for name in ("first", "second"):
+        result = runner.invoke(app, ["report", str(tmp_path / "batch"), "--out",
+                                     str(tmp_path / name), "--quiet"])
+        assert result.exit_code == 0, result.output
+        summaries.append((tmp_path / name / "summary.parquet").read_bytes())
+    assert summaries[0] == summaries[1]
+
+
+def test_a_summary_batch_of_one_shard_gets_a_report(tmp_path):
+    config = write_config(tmp_path, TINY_CONFIG.replace('store = "rows"', 'store = "summary"'))
+    result = runner.invoke(app, ["run", str(config), "--shard-size", "40", "--out",
+                                 str(tmp_path / "batch"), "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["report", str(tmp_path / "batch"), "--out",
+                                 str(tmp_path / "report"), "--quiet"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert (tmp_path / "report" / "summary.parquet").exists()
