@@ -19,8 +19,8 @@ def _played_document(position: Path) -> dict | None:
     own loader then reports what is wrong with it)."""
     try:
         document = json.loads(position.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None  # the game's loader names the problem in one line
     return document if isinstance(document, dict) else None
 
 
