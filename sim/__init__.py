@@ -8,19 +8,22 @@ __version__ = "0.1.0"
 
 
 def _numba_cache_dir() -> Path:
-    """A numba cache folder keyed by the hash of every source file of ``sim`` and
-    ``strategies``.
+    """A numba cache folder keyed by the hash of every source file compiled code can reach:
+    the games, the loops, the strategies and the random generator and seeding.
 
     numba's on-disk cache checks only the timestamp of the file that defines a compiled
     function, not of the files it calls: after an edit to, say, ``rules.py`` the game loop in
     ``sim/loops/<game>/loop.py`` would load stale machine code. A folder per source hash makes
-    any edit a fresh cache, while an unchanged checkout keeps loading its kernels instantly."""
+    any such edit a fresh cache, while an edit to the pure-Python layers above the loops (CLI,
+    runner, statistics, reports) keeps loading the kernels instantly."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for package in ("sim", "strategies"):
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+    sources = [root / "sim" / name for name in ("__init__.py", "rng.py", "seeding.py")]
+    for folder in ("sim/games", "sim/loops", "strategies"):
+        sources.extend((root / folder).rglob("*.py"))
+    for path in sorted(sources):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "sim-numba" / digest.hexdigest()[:16]
 
