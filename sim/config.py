@@ -42,6 +42,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "shard_size": (int, "games per shard (one compiled call, one Parquet file)"),
     "output": (str, "output folder of the batch (relative to the current directory)"),
     "store": (str, "rows (one row per player per game) or summary (aggregates only)"),
+    "trace": (bool, "rows store: also keep every seat's score after each round (score_trace)"),
     "rules": (dict, "rules parameters of the game"),
 }
 
@@ -66,6 +67,7 @@ class BatchConfig:
     data_file: str | None = None
     data_digest: str = ""
     tags: dict[str, Any] = field(default_factory=dict)  # constant columns (e.g. a sweep point)
+    trace: bool = False  # rows store: every seat's score after each round (``score_trace``)
 
     def to_json(self) -> dict[str, Any]:
         """The config as a plain dict (what the manifest stores)."""
@@ -88,7 +90,8 @@ def data_fields() -> set[str]:
 
 
 def _type_name(expected) -> str:
-    names = {int: "an integer", str: "a string", list: "an array", dict: "a table"}
+    names = {int: "an integer", str: "a string", list: "an array", dict: "a table",
+             bool: "true or false"}
     if isinstance(expected, tuple):
         return " or ".join(names[t] for t in expected)
     return names[expected]
@@ -281,6 +284,14 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
+    trace = _check_type(merged.get("trace", False), bool, source, "trace")
+    if trace:
+        where = "--trace" if "trace" in overrides else f"{source}: field 'trace'"
+        if store != "rows":
+            raise InputError(f"{where}: the score trace needs the rows store (store = \"rows\"), "
+                             f"not '{store}'")
+        if not game.supports_trace:
+            raise InputError(f"{where}: {game.name} does not record a score trace")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
     if "name" not in overrides:  # sweep points name themselves from their grid values
         check_name(name, f"{source}: field 'name'")
@@ -289,7 +300,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
-        data_digest=game.data_digest(data), tags=dict(tags or {}),
+        data_digest=game.data_digest(data), tags=dict(tags or {}), trace=trace,
     )
 
 

@@ -23,6 +23,9 @@ def sweep(
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Also keep every seat's score after "
+                                                        "each round (score_trace) at every "
+                                                        "point.")] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
@@ -31,7 +34,7 @@ def sweep(
 ) -> None:
     """Play a grid of rules settings on common deals (one Parquet dataset, resumable)."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
-                 "shard_size": shard_size}
+                 "shard_size": shard_size, "trace": True if trace else None}
     plan = load_sweep(config_file, overrides, allow_code=allow_code)
     states = run_sweep_with_progress(plan, workers=workers, backend=backend,
                                      scheduler=scheduler, resume=resume, quiet=quiet)
