@@ -21,6 +21,12 @@ def report(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
     fair_margin: FairMarginOption = 2.0,
+    card_margin: Annotated[
+        float, typer.Option(help="Card margin in points: a card (or a card kept, e.g. a nature "
+                                 "spirit) is fair when its gap to the average card is shown "
+                                 "(simultaneous 95% intervals) to lie within it, too strong or "
+                                 "too weak when shown beyond it, undecided otherwise.",
+                            min=0.0, max=100.0)] = 2.0,
 ) -> None:
     """Turn a batch into a balance report (HTML, Markdown and Parquet).
 
@@ -32,7 +38,8 @@ def report(
         if not quiet:
             typer.echo(f"  {message}", err=True)
 
-    result = build_report(run_dir, out, progress=step, fair_margin=fair_margin / 100.0)
+    result = build_report(run_dir, out, progress=step, fair_margin=fair_margin / 100.0,
+                          card_margin=card_margin)
     if not quiet:
         typer.echo("Findings:")
         for number, finding in enumerate(result.findings, 1):

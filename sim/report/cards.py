@@ -11,6 +11,7 @@ from sim.games.registry import get_game
 from sim.report import plots
 from sim.report.document import Block, Figure, Heading, Paragraph, Table
 from sim.report.numbers import (
+    article,
     count,
     half_width,
     number,
@@ -78,9 +79,10 @@ def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, nou
             f"Card {row['card']} adds {number(row['score_effect'], 1)} points "
             f"(±{number(effect_half, 1)}) to its holder, {number(abs(gap), 1)} "
             f"(±{number(gap_half, 1)}) {relation} than the average {noun}: {which}; it is "
-            f"{_verdict_words(row['verdict'], margin, noun)}. Holding it changes the holder's "
-            f"chance to win by {signed(100 * row['win_effect'])} percentage points "
-            f"(±{number(100 * half_width(row['win_effect'], row['win_effect_low'], row['win_effect_high']), 1)}).")  # noqa: E501
+            f"{_verdict_words(row['verdict'], margin, noun)}. Its holder's chance to win is "
+            f"{signed(100 * row['win_vs_average'])} percentage points "
+            f"(±{number(100 * half_width(row['win_vs_average'], row['win_vs_average_low'], row['win_vs_average_high']), 1)})"  # noqa: E501
+            f" against holding the average {noun}.")
     strong = sorted(effects.filter(pl.col("verdict") == "strong")["card"].to_list())
     weak = sorted(effects.filter(pl.col("verdict") == "weak")["card"].to_list())
     fair = effects.filter(pl.col("verdict") == "fair").height
@@ -150,7 +152,7 @@ def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
               "Adds to win chance, pp (95% CI)", "Verdict")
     rows = []
     for row in frame.iter_rows(named=True):
-        def get(name):
+        def get(name, row=row):
             return row.get(name)
 
         rows.append((
@@ -201,10 +203,12 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
     noun, margin = spec.noun, analysis.card_margin
     blocks: list[Block] = [Heading(f"Card balance: {_plural(noun)}")]
     blocks.append(Paragraph(
-        f"Take rate: of the takes made while a {noun} lay face up, the share that chose it "
+        f"Take rate: of the takes made while {article(noun)} lay face up, the share that "
+        f"chose it "
         f"(a random pick among the face-up cards is shown beside it). Completion, mean points "
         f"and points per {spec.progress_noun or 'piece'} are over the times it was taken. What "
-        f"a {noun} adds to its holder comes from one regression over player-games of the score "
+        f"{article(noun)} adds to its holder comes from one regression over player-games of "
+        f"the score "
         f"(and of the win share) on the {_plural(noun)} held, the round each was taken, the "
         f"seat and the strategy, cluster-robust by deal; its gap to the average {noun} has a "
         f"simultaneous 95% interval over all {_plural(noun)}, and the verdict reads that "
@@ -231,7 +235,8 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
         if effects is not None:
             slope = effects["round_slope"][0]
             blocks.append(Paragraph(
-                f"Timing held fixed: each round later a {noun} is taken changes its holder's "
+                f"Timing held fixed: each round later {article(noun)} is taken changes its "
+                f"holder's "
                 f"score by {signed(slope, 2)} points ({effects['method'][0]}; "
                 f"{effects['clusters'][0]:,} deals)."))
     blocks += _settings_blocks(analysis.card_settings, noun, game)
@@ -322,7 +327,7 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
                                    f"give")]
     blocks.append(Paragraph(
         f"Each player is dealt {noun}s face down and keeps one. Keep rate: the share of the "
-        f"times a {noun} was dealt that it was kept. The keeper's score and win rate are "
+        f"times {article(noun)} was dealt that it was kept. The keeper's score and win rate are "
         f"compared with the others at the same table; the effect is a regression within each "
         f"game (the others at the table are the reference) of the score on the {noun} kept "
         f"(each against the average {noun}), seat and strategy, cluster-robust by deal, with "

@@ -39,6 +39,8 @@ def percent_ci(value, low, high, digits: int = 1) -> str:
     """Proportions as ``12.3% (10.1–14.5%)``."""
     if value is None:
         return "–"
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return f"{number(100 * value, digits)}% (too few deals for an interval)"
     return (f"{number(100 * value, digits)}% ({number(100 * low, digits)}–"
             f"{number(100 * high, digits)}%)")
 
@@ -46,6 +48,11 @@ def percent_ci(value, low, high, digits: int = 1) -> str:
 def half_width(value, low, high) -> float:
     """The larger distance from an estimate to the ends of its interval (the ± shown)."""
     return max(value - low, high - value)
+
+
+def article(noun: str) -> str:
+    """``a card`` / ``an animal card``."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
 def setting_text(game, rules: str) -> str:

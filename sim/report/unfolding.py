@@ -13,6 +13,7 @@ from sim.report.document import Block, Figure, Heading, Paragraph, Table
 from sim.report.numbers import count, half_width, number, percent, percent_ci, with_ci
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
+from sim.stats.unfolding import MAX_CHANGES_SHOWN
 
 
 def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
@@ -178,17 +179,21 @@ def unfolding_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
                    number(r["mean_deficit"], 1),
                    percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]))
                   for r in tables["comeback"].iter_rows(named=True))))
-    if not tables["changes"].is_empty():
-        blocks.append(Paragraph("Lead changes per game: " + "; ".join(
-            f"{r['players']} players{', ' + r['rules'] if r['rules'] else ''}: "
-            f"{r['lead_changes']}{' or more' if r['lead_changes'] == 5 else ''} in "
-            f"{percent(r['share'])}" for r in tables["changes"].iter_rows(named=True)) + "."))
-    if not tables["decided"].is_empty():
-        blocks.append(Paragraph(f"Share of games whose winner has the lead for good after each "
-                                f"{step}: " + "; ".join(
-                                    f"{r['players']}p {step} {r['step']}: "
-                                    f"{percent(r['share_decided'], 0)}"
-                                    for r in tables["decided"].iter_rows(named=True)) + "."))
+    for (players, rules), part in tables["changes"].group_by(["players", "rules"],
+                                                             maintain_order=True):
+        shares = ", ".join(
+            f"{'none' if r['lead_changes'] == 0 else r['lead_changes']}"
+            f"{' or more' if r['lead_changes'] == MAX_CHANGES_SHOWN else ''} in "
+            f"{percent(r['share'])}" for r in part.sort("lead_changes").iter_rows(named=True))
+        where = f"{players} players" + (f", {rules}" if rules else "")
+        blocks.append(Paragraph(f"{where}, lead changes per game: {shares} of the games."))
+    for (players, rules), part in tables["decided"].group_by(["players", "rules"],
+                                                             maintain_order=True):
+        shares = ", ".join(f"after {step} {r['step']}: {percent(r['share_decided'], 0)}"
+                           for r in part.sort("step").iter_rows(named=True))
+        where = f"{players} players" + (f", {rules}" if rules else "")
+        blocks.append(Paragraph(f"{where}, games whose winner already has the lead for good "
+                                f"(games with a single winner): {shares}."))
     return blocks + _length_blocks(analysis)
 
 

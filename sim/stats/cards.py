@@ -149,8 +149,12 @@ def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
                                    "mean_points_high", "mean_round"), on=keys, how="left")
              .join(per_piece.select(*keys, "points_per_piece", "points_per_piece_low",
                                     "points_per_piece_high"), on=keys, how="left"))
+    proportions = [f"{name}{end}" for name in ("take_rate", "completion_rate")
+                   for end in ("_low", "_high")]
     return (table.with_columns(pl.col("taken").fill_null(0), pl.col("offered").fill_null(0),
-                               pl.col("card").cast(pl.Int64))
+                               pl.col("card").cast(pl.Int64),
+                               *[pl.col(c).clip(0.0, 1.0) for c in proportions],
+                               pl.col("mean_points_low").clip(lower_bound=0.0))
             .rename({"progress": "pieces"}).sort(keys))
 
 
@@ -183,15 +187,19 @@ def _gap_intervals(estimates: np.ndarray, covariance: np.ndarray, contrast: np.n
     return gaps, se, gaps - critical * se, gaps + critical * se
 
 
+OUTCOMES = ("score", "win")
+
+
 def card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_MARGIN,
-                 confidence: float = 0.95) -> pl.DataFrame:
+                 confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES) -> pl.DataFrame:
     """Per (players, rules, card): what holding the card adds to its holder's score and win
     share (95% t intervals), its gap to the average card (simultaneous intervals) and the
-    verdict against ``margin`` points; see the module docstring for the model."""
+    verdict against ``margin`` points; see the module docstring for the model. ``outcomes``
+    may leave out ``win`` (its columns are then null)."""
     results = []
     for (players, rules), panel in frame.sort("game_id", "seat").group_by(PANEL,
                                                                         maintain_order=True):
-        record = _panel_card_effects(panel, cards, margin, confidence)
+        record = _panel_card_effects(panel, cards, margin, confidence, outcomes)
         for row in record:
             results.append({"players": int(players), "rules": rules, **row})
     schema = {"players": pl.Int64, "rules": pl.String, "card": pl.Int64, "holders": pl.Int64,
@@ -205,7 +213,7 @@ def card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_M
 
 
 def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
-                        confidence: float) -> list[dict]:
+                        confidence: float, outcomes: tuple[str, ...]) -> list[dict]:
     rows = panel.height
     takes = (panel.with_row_index("_row").select("_row", cards.cards, cards.rounds)
              .explode([cards.cards, cards.rounds]).drop_nulls(cards.cards))
@@ -232,9 +240,8 @@ def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
     contrast = np.eye(cards_count) - 1.0 / cards_count
     critical = t_critical(clusters, confidence)
     fitted = {}
-    for name, outcome in (("score", panel["score"].to_numpy().astype(float)),
-                          ("win", panel["win"].to_numpy().astype(float))):
-        params, covariance = _fit(outcome, design, deals)
+    for name in outcomes:
+        params, covariance = _fit(panel[name].to_numpy().astype(float), design, deals)
         beta = params[1:1 + cards_count]
         cov = covariance[1:1 + cards_count, 1:1 + cards_count]
         se = np.sqrt(np.maximum(np.diag(cov), 0.0))
@@ -246,7 +253,7 @@ def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
     for k, card in enumerate(modelled):
         record = {"card": card, "holders": int(holders[k]), "margin": margin,
                   "clusters": clusters, "round_slope": fitted["score"][6], "method": method}
-        for name in ("score", "win"):
+        for name in outcomes:
             beta, se, gaps, gap_se, low, high, _ = fitted[name]
             record.update({
                 f"{name}_effect": float(beta[k]), f"{name}_effect_se": float(se[k]),
@@ -331,14 +338,18 @@ def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
         table = table.join(gaps.select(*keys, "others_score", "others_win_rate",
                                        *interval("score_gap"), *interval("win_gap")),
                            on=keys, how="left")
-    return table.sort(keys)
+    proportions = [f"{name}{end}" for name in ("keep_rate", "keeper_win_rate")
+                   for end in ("_low", "_high")]
+    return table.with_columns(*[pl.col(c).clip(0.0, 1.0) for c in proportions],
+                              pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
 
 
 def draft_effects(frame: pl.DataFrame, draft: DraftColumns, margin: float = CARD_MARGIN,
-                  confidence: float = 0.95) -> pl.DataFrame:
+                  confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES) -> pl.DataFrame:
     """Per (players, rules, card): what keeping the card adds to the keeper's score and win share
     against the average card, the others at the table held as reference (game fixed effects),
-    seat and strategy fixed; simultaneous intervals and the verdict against ``margin``."""
+    seat and strategy fixed; simultaneous intervals and the verdict against ``margin``
+    (``outcomes`` may leave out ``win``)."""
     results = []
     kept = frame.filter(pl.col(draft.kept) > 0)
     # Only whole tables: the within-game comparison needs every seat of a game.
@@ -347,7 +358,7 @@ def draft_effects(frame: pl.DataFrame, draft: DraftColumns, margin: float = CARD
                                                                        maintain_order=True):
         if players < 2:
             continue
-        for row in _panel_draft_effects(panel, draft, margin, confidence):
+        for row in _panel_draft_effects(panel, draft, margin, confidence, outcomes):
             results.append({"players": int(players), "rules": rules, **row})
     schema = {"players": pl.Int64, "rules": pl.String, "card": pl.Int64, "keepers": pl.Int64,
               **{f"{name}{suffix}": pl.Float64 for name in ("score_effect", "win_effect")
@@ -367,7 +378,7 @@ def _within_game(values: np.ndarray, games: np.ndarray) -> np.ndarray:
 
 
 def _panel_draft_effects(panel: pl.DataFrame, draft: DraftColumns, margin: float,
-                         confidence: float) -> list[dict]:
+                         confidence: float, outcomes: tuple[str, ...]) -> list[dict]:
     kept = panel[draft.kept].to_numpy().astype(np.int64)
     cards = np.unique(kept)
     deals = panel["deal_id"].to_numpy()
@@ -384,10 +395,9 @@ def _panel_draft_effects(panel: pl.DataFrame, draft: DraftColumns, margin: float
     design = _within_game(np.column_stack([coded, seat, strategy]), games)
     expand = np.vstack([np.eye(cards.size - 1), -np.ones((1, cards.size - 1))])
     fitted = {}
-    for name, outcome in (("score", panel["score"].to_numpy()),
-                          ("win", panel["win"].to_numpy())):
-        params, covariance = _fit(_within_game(outcome.astype(float), games).ravel(), design,
-                                  deals)
+    for name in outcomes:
+        params, covariance = _fit(_within_game(panel[name].to_numpy().astype(float),
+                                               games).ravel(), design, deals)
         theta = params[:cards.size - 1]
         cov = covariance[:cards.size - 1, :cards.size - 1]
         fitted[name] = _gap_intervals(theta, cov, expand, clusters, confidence)
@@ -397,7 +407,7 @@ def _panel_draft_effects(panel: pl.DataFrame, draft: DraftColumns, margin: float
     for k, card in enumerate(cards):
         record = {"card": int(card), "keepers": int(keepers[k]), "margin": margin,
                   "clusters": clusters, "method": method}
-        for name in ("score", "win"):
+        for name in outcomes:
             effect, se, low, high = fitted[name]
             record.update({f"{name}_effect": float(effect[k]), f"{name}_effect_se": float(se[k]),
                            f"{name}_effect_low": float(low[k]),

@@ -64,8 +64,9 @@ def ladder(frame: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
                             "place": place, "seat_games": row.seat_games,
                             "mean": row.score_mean, "mean_low": row.score_mean - row.score_ci,
                             "mean_high": row.score_mean + row.score_ci,
-                            "win_rate": row.win_rate, "win_rate_low": row.win_rate - row.win_ci,
-                            "win_rate_high": row.win_rate + row.win_ci,
+                            "win_rate": row.win_rate,
+                            "win_rate_low": max(row.win_rate - row.win_ci, 0.0),
+                            "win_rate_high": min(row.win_rate + row.win_ci, 1.0),
                             "rating": row.rating, "rating_low": row.rating_low,
                             "rating_high": row.rating_high})
     return pl.DataFrame(results)

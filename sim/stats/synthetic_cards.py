@@ -5,7 +5,8 @@ sections.
 Every game deals a shuffled deck of ``cards`` card ids (1..cards) into a face-up row of
 ``row`` cards; in turn order, each player takes cards on the rounds drawn for it, choosing among
 the face-up cards with weights (1, or ``take_weights[card]``), and the row is refilled from the
-deck. Each player is dealt two of ``draft_cards`` further ids and keeps one (with weights
+deck. Each player is dealt two of ``draft_cards`` further ids (from ``draft_first``) and keeps
+one (with weights
 ``keep_weights``). Scores follow an additive model::
 
     score = base + strategy_points[strategy] + seat_points[seat]
@@ -53,7 +54,8 @@ class CardDesign:
     card_points: float = 4.0
     card_extra: dict[int, float] = field(default_factory=dict)
     take_weights: dict[int, float] = field(default_factory=dict)
-    draft_cards: int = 10  # ids cards + 1 .. cards + draft_cards
+    draft_cards: int = 10
+    draft_first: int = 33  # the draft cards' ids: draft_first .. draft_first + draft_cards - 1
     draft_extra: dict[int, float] = field(default_factory=dict)
     keep_weights: dict[int, float] = field(default_factory=dict)
     bonus_mean: float = 8.0
@@ -66,7 +68,7 @@ class CardDesign:
 
     def draft_ids(self) -> np.ndarray:
         """The ids of the cards dealt and kept."""
-        return np.arange(self.cards + 1, self.cards + self.draft_cards + 1)
+        return np.arange(self.draft_first, self.draft_first + self.draft_cards)
 
 
 def true_card_gap(design: CardDesign, card: int) -> float:

@@ -141,6 +141,11 @@ def panel_arrays(panel: pl.DataFrame):
     return trace, lengths, wins, winners, deals
 
 
+def _clipped(name: str) -> list[pl.Expr]:
+    """A rate's interval ends kept within [0, 1]."""
+    return [pl.col(f"{name}_low").clip(0.0, 1.0), pl.col(f"{name}_high").clip(0.0, 1.0)]
+
+
 def _intervals(units: pl.DataFrame, keys: list[str], count: str,
                values: dict[str, str]) -> pl.DataFrame:
     return grouped_ratio_table(units.sort([*keys, "cluster"]), keys, count, values)
@@ -193,8 +198,10 @@ def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
                 continue
             intervals = _intervals(units, PANEL, count, values).row(0, named=True)
             for name in values:
-                row.update({name: intervals[name], f"{name}_low": intervals[f"{name}_low"],
-                            f"{name}_high": intervals[f"{name}_high"]})
+                low, high = intervals[f"{name}_low"], intervals[f"{name}_high"]
+                if name in ("no_lead_change", "halfway_leader_win_rate"):
+                    low, high = max(low, 0.0), min(high, 1.0)
+                row.update({name: intervals[name], f"{name}_low": low, f"{name}_high": high})
         summary.append(row)
 
         steps = leaders.shape[1]
@@ -207,12 +214,13 @@ def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
                                 "played": (leaders != PAST_END).ravel().astype(float)})
         units = (by_step.filter(pl.col("played") > 0).group_by(["step", "cluster"])
                  .agg(pl.col("led").sum(), pl.col("win").sum(), pl.col("played").sum())
-                 .filter(pl.col("led") > 0).with_columns(**{k: pl.lit(v) for k, v in key.items()}))
-        table = _intervals(units, [*PANEL, "step"], "led", {"leader_win_rate": "win"})
-        totals = units.group_by("step").agg(games_led=pl.col("led").sum(),
-                                            games_played=pl.col("played").sum())
+                 .with_columns(**{k: pl.lit(v) for k, v in key.items()}))
+        totals = units.group_by("step").agg(games_led=pl.col("led").sum().cast(pl.Int64),
+                                            games_played=pl.col("played").sum().cast(pl.Int64))
+        table = _intervals(units.filter(pl.col("led") > 0), [*PANEL, "step"], "led",
+                           {"leader_win_rate": "win"})
         leader.append(table.join(totals, on="step").with_columns(
-            baseline=pl.lit(1.0 / players)).sort("step"))
+            _clipped("leader_win_rate"), baseline=pl.lit(1.0 / players)).sort("step"))
 
         deficit = halfway_deficits(trace, lengths)
         bins = deficit_bin(deficit).ravel()
@@ -226,7 +234,7 @@ def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
                                                              "mean_deficit": "deficit"})
         sizes = units.group_by("bin").agg(player_games=pl.col("count").sum().cast(pl.Int64))
         comeback.append(table.join(sizes, on="bin").with_columns(
-            deficit=pl.col("bin").replace_strict(
+            _clipped("win_rate"), deficit=pl.col("bin").replace_strict(
                 {k: label for k, (_, _, label) in enumerate(DEFICIT_BINS)},
                 return_dtype=pl.String)).sort("bin"))
 
