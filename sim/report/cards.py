@@ -409,3 +409,18 @@ def card_summary_rows(analysis: BatchAnalysis) -> list[pl.DataFrame]:
         long_rows("drafts", analysis.draft_effects, ["keepers", "score_effect", "win_effect"],
                   ["card", "verdict"]),
     ]
+
+
+def settings_blocks(game, tables: dict[str, pl.DataFrame]) -> list[Block]:
+    """The card and kept-card comparisons of several rules settings (e.g. board side A
+    against side B over the points of a sweep; ``sim.stats.cards.settings_comparison``), for a
+    report that covers them all."""
+    blocks: list[Block] = []
+    for spec, key in ((game.card_columns(), "card_settings"),
+                      (game.draft_columns(), "draft_settings")):
+        table = tables.get(key)
+        if spec is None or table is None or table.is_empty():
+            continue
+        blocks.append(Heading(f"{_plural(spec.noun).capitalize()} under each rules setting", 3))
+        blocks += _settings_blocks(table, spec.noun, game)
+    return blocks

@@ -446,3 +446,41 @@ def compare_settings(effects: pl.DataFrame, value: str, key: str = "card") -> pl
                                 "difference_low": difference - critical * se,
                                 "difference_high": difference + critical * se})
     return pl.DataFrame(results)
+
+
+def settings_comparison(rows: pl.LazyFrame, cards: CardColumns | None,
+                        draft: DraftColumns | None, rules_parameters: tuple[str, ...],
+                        margin: float = CARD_MARGIN) -> dict[str, pl.DataFrame]:
+    """Card and kept-card effects under every rules setting of a dataset that holds several
+    (e.g. every point of a sweep over the board side: ``sim.sweep.sweep_rows``), and each
+    setting against the first: ``cards``, ``card_settings``, ``drafts``, ``draft_settings``
+    (empty frames where the data have none). Settings are told apart by the rules parameters
+    that vary (the ``rules`` label, as in a batch)."""
+    from sim.stats.batch import rules_label
+
+    names = rows.collect_schema().names()
+    present = [name for name in rules_parameters if name in names]
+    counts = rows.select([pl.col(c).n_unique() for c in present]).collect().row(0) \
+        if present else ()
+    varying = tuple(name for name, n in zip(present, counts, strict=True) if n > 1)
+    wanted = ["game_id", "deal_id", "players", "strategy", "seat", "score", "win", *varying]
+    if cards is not None and cards.cards in names:
+        wanted += [cards.cards, cards.rounds, cards.offers, cards.completed, cards.points]
+    if draft is not None and draft.kept in names:
+        wanted += [draft.dealt, draft.kept, draft.bonus]
+    frame = (rows.select(wanted).with_columns(rules_label(varying)).collect()
+             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                           pl.col("strategy").cast(pl.String)))
+    # Points of a sweep number their games alike: keep each setting's games apart.
+    frame = frame.with_columns(pl.concat_str(["rules", pl.col("game_id").cast(pl.String)],
+                                             separator="#").alias("game_id"))
+    empty = pl.DataFrame()
+    tables = {"cards": empty, "card_settings": empty, "drafts": empty,
+              "draft_settings": empty}
+    if cards is not None and cards.cards in frame.columns:
+        tables["cards"] = card_effects(frame, cards, margin)
+        tables["card_settings"] = compare_settings(tables["cards"], "score_effect")
+    if draft is not None and draft.kept in frame.columns and (frame[draft.kept] > 0).any():
+        tables["drafts"] = draft_effects(frame, draft, margin)
+        tables["draft_settings"] = compare_settings(tables["drafts"], "score_effect")
+    return tables

@@ -17,6 +17,7 @@ from sim.stats.cards import (
     draft_descriptives,
     draft_effects,
     margin_verdict,
+    settings_comparison,
 )
 from sim.stats.synthetic_cards import (
     CardDesign,
@@ -132,13 +133,22 @@ def test_planted_effects_are_covered_and_found_in_most_batches(planted_batches):
     assert (spirits["score_effect_low"] > 0).mean() >= 0.9
 
 
-def test_settings_are_compared_card_by_card():
-    side_a = rows(replace(PLANTED, deals=200, seed=5), "side=0")
-    side_b = rows(replace(PLANTED, deals=200, seed=6, card_extra={}), "side=1")
-    side_b = side_b.with_columns(pl.col("game_id") + 10_000, pl.col("deal_id") + 10_000)
-    effects = card_effects(pl.concat([side_a, side_b]), CARDS)
-    table = compare_settings(effects, "score_effect")
-    row = table.filter(pl.col("card") == 7).row(0, named=True)
-    assert row["setting"] == "side=0" and row["other_setting"] == "side=1"
-    assert row["difference_high"] < 0  # card 7 lost its 5 points on "side B"
-    assert row["difference_low"] <= -5.0 <= row["difference_high"]
+def test_rules_settings_are_compared_card_by_card():
+    # Two points of a sweep over the board side, numbered alike as a sweep's points are: card 7
+    # and spirit 35 lose their planted points under side 1.
+    side_a = rows(replace(PLANTED, deals=200, seed=5)).with_columns(side=pl.lit(0, pl.Int16))
+    side_b = rows(replace(PLANTED, deals=200, seed=6, card_extra={}, draft_extra={}))
+    side_b = side_b.with_columns(side=pl.lit(1, pl.Int16))
+    both = pl.concat([side_a, side_b]).drop("rules").with_columns(spirits=pl.lit(1, pl.Int16))
+    tables = settings_comparison(both.lazy(), CARDS, DRAFT, ("side", "spirits"))
+    # A card's holder effect loses the 5 points; a spirit's edge over the average spirit loses
+    # its gap to the average (5 points less their mean over the 10 spirits).
+    for key, card, truth in (("card_settings", 7, -5.0),
+                             ("draft_settings", 35, -true_draft_gap(PLANTED, 35))):
+        row = tables[key].filter(pl.col("card") == card).row(0, named=True)
+        assert row["setting"] == "side=0" and row["other_setting"] == "side=1"
+        assert row["difference_high"] < 0, key
+        assert row["difference_low"] <= truth <= row["difference_high"], key
+    assert set(tables["cards"]["rules"]) == {"side=0", "side=1"}
+    direct = compare_settings(tables["cards"], "score_effect")
+    assert direct.equals(tables["card_settings"])
