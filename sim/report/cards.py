@@ -120,8 +120,10 @@ def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str
     with plots._figure(1, f"What each {noun} adds to its holder's score (95% intervals)") as (
             figure, axes):
         axis = axes[0]
-        axis.bar(positions, effect, color=colours)
-        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=3)
+        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=3,
+                      linewidth=1.2)
+        axis.scatter(positions, effect, c=colours, s=70, zorder=3, edgecolors="black",
+                     linewidths=0.5)
         axis.axhspan(average - margin, average + margin, color="grey", alpha=0.15)
         axis.axhline(average, color="black", linestyle="--", linewidth=1.2)
         axis.set_xticks(positions, [str(c) for c in panel["card"]], fontsize=10)
@@ -300,8 +302,10 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
     with plots._figure(1, f"The keeper's edge from each {noun} (simultaneous 95% intervals)") \
             as (figure, axes):
         axis = axes[0]
-        axis.bar(positions, effect, color=colours)
-        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=4)
+        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=4,
+                      linewidth=1.2)
+        axis.scatter(positions, effect, c=colours, s=90, zorder=3, edgecolors="black",
+                     linewidths=0.5)
         axis.axhspan(-margin, margin, color="grey", alpha=0.15)
         axis.axhline(0, color="black", linewidth=1)
         axis.set_xticks(positions, [str(c) for c in panel["card"]])
