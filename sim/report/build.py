@@ -52,6 +52,7 @@ class ReportResult:
     summary_parquet: Path
     findings: list[str]
     seconds: float
+    ignored_note: str | None = None  # the batch's files left out (stray or damaged), one line
 
 
 # --- number formatting -------------------------------------------------------------------------
@@ -652,4 +653,5 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     summary_table(analysis).write_parquet(buffer)
     write_bytes_atomic(parquet_path, buffer.getvalue())
     return ReportResult(html=html_path, markdown=markdown_path, summary_parquet=parquet_path,
-                        findings=findings, seconds=time.perf_counter() - start)
+                        findings=findings, seconds=time.perf_counter() - start,
+                        ignored_note=batch.ignored_note)
