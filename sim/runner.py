@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from sim import __version__
-from sim.config import MAX_GAMES, MAX_SHARD_SIZE, STORES, BatchConfig
+from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig, check_name
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
@@ -254,7 +254,28 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
     if values["games"] != values["deals"] * values["replicates_per_deal"] or \
             values["games"] > MAX_GAMES or values["shard_size"] > MAX_SHARD_SIZE:
         raise InputError(f"{path}: field 'config.games': damaged (got {values['games']!r})")
-    get_game(values["game"], f"{path}: field 'config.game'")
+    game = get_game(values["game"], f"{path}: field 'config.game'")
+    # What the config checks would have refused is damage here too: the game's player range
+    # and rules, the seed range, a name that is a folder name, one strategy per seat.
+    game.check_players(values["players"], f"{path} (config)")
+    resolved_rules = game.resolve_rules(values["rules"], f"{path} (config.rules)")
+    if set(resolved_rules) != set(values["rules"]):
+        raise InputError(f"{path}: field 'config.rules': names {', '.join(values['rules'])} "
+                         f"but {game.name} has {', '.join(resolved_rules)} (damaged, or a batch "
+                         f"of another version of sim)")
+    if resolved_rules != values["rules"]:
+        raise InputError(f"{path}: field 'config.rules': damaged (a value the game resolves "
+                         f"otherwise)")
+    if values["seed"] > MAX_SEED:
+        raise InputError(f"{path}: field 'config.seed': damaged (more than 2**64 - 1)")
+    check_name(values["name"], f"{path}: field 'config.name'")
+    if not values["rotate"] and len(values["lineup"]) != values["players"]:
+        raise InputError(f"{path}: field 'config.lineup': damaged ({len(values['lineup'])} "
+                         f"strategies for {values['players']} players)")
+    if not all(isinstance(k, str) and isinstance(v, str | int | float | bool)
+               for k, v in values["tags"].items()):
+        raise InputError(f"{path}: field 'config.tags': damaged (values must be numbers or "
+                         f"strings)")
     files = values["strategy_files"]
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
         raise InputError(f"{path}: field 'config.strategy_files': damaged (paths must be "
@@ -268,15 +289,25 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
                              f"--allow-code to resume")
     values["lineup"] = tuple(values["lineup"])
     config = BatchConfig(**values)
+    loadable = config
+    if run_dir is not None:
+        loadable = replace(config, strategy_files=_strategy_files_in(run_dir, config))
+    for label in config.lineup:
+        parse_strategy(loadable.loadable(label), game.strategies(),
+                       f"{path}: field 'config.lineup'")
     if run_dir is not None:
         data_file = config.data_file
         if data_file is not None and not Path(data_file).is_absolute():
             data_file = str(run_dir / data_file)
-        strategy_files = {written: str((run_dir / where).resolve()) if _inside_batch(where)
-                          else where for written, where in config.strategy_files.items()}
         config = replace(config, output=str(run_dir), data_file=data_file,
-                         strategy_files=strategy_files)
+                         strategy_files=_strategy_files_in(run_dir, config))
     return config
+
+
+def _strategy_files_in(run_dir: Path, config: BatchConfig) -> dict[str, str]:
+    """The stored strategy files of a batch, where the batch folder is now."""
+    return {written: str((run_dir / where).resolve()) if _inside_batch(where) else where
+            for written, where in config.strategy_files.items()}
 
 
 def _keep_strategy_copies(config: BatchConfig, run_dir: Path) -> dict[str, str]:
@@ -484,8 +515,10 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     game = get_game(config.game)
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
-        raise InputError(f"{config.data_file}: field '{game.data_option}': the file changed "
-                         f"since this batch started (content hash differs)")
+        where = config.data_file or "the shipped data"
+        raise InputError(f"{where}: field '{game.data_option}': the data changed since this "
+                         f"batch started (its content hash is not the manifest's "
+                         f"config.data_digest)")
     run_dir, manifest = prepare_run_dir(config, resume, run_dir)
     remove_temporary_files(run_dir)
     folder = shard_dir(config.store)

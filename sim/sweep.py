@@ -255,7 +255,8 @@ def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
     manifest = read_sweep_manifest(folder)
     if not isinstance(manifest, dict) or manifest.get("kind") != "sweep" \
             or manifest.get("format") != 1:
-        raise InputError(f"{path}: field 'format': not a sweep manifest of format 1")
+        raise InputError(f"{path}: fields 'kind' and 'format': not a sweep manifest (kind "
+                         f"'sweep', format 1)")
     name = _stored(manifest, path, "name", str)
     digest = _stored(manifest, path, "digest", str)
     axes = _stored(manifest, path, "axes", dict)
@@ -273,9 +274,9 @@ def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
         check_name(label, f"{where}: field 'label'")
         run_dir = folder / POINTS_DIR / label
         if not (run_dir / MANIFEST).is_file():
-            raise InputError(f"{run_dir / MANIFEST}: missing (this sweep's point was never "
-                             f"started; resume with its sweep file: sim sweep FILE --resume "
-                             f"--out {folder})")
+            raise InputError(f"{run_dir / MANIFEST}: missing, so the point cannot be rebuilt "
+                             f"from the folder; resume with the sweep file instead: sim sweep "
+                             f"FILE --resume --out {folder}")
         config = config_from_manifest(read_manifest(run_dir), run_dir, allow_code=allow_code)
         points.append(SweepPoint(index, stored["values"], label, config))
     adaptive_table = manifest.get("adaptive")

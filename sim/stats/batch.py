@@ -150,7 +150,40 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     total = _manifest_field(manifest, path, "shards_total", int)
     if total < 1:
         raise InputError(f"{path}: field 'shards_total': must be at least 1, got {total}")
+    _check_config(manifest, path)
     return manifest
+
+
+# The config fields a report shows, with their types (a synthetic batch records others).
+_CONFIG_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "game": str, "players": int, "lineup": list, "rotate": bool, "games": int,
+    "deals": int, "replicates_per_deal": int, "replicates": int, "seed": int,
+    "shard_size": int, "output": str, "store": str, "rules": dict,
+    "data_file": (str, type(None)), "data_digest": str, "tags": dict,
+}
+
+
+def _check_config(manifest: dict[str, Any], path: Path) -> None:
+    """The recorded config, when there is one, holds what the report reads from it."""
+    config = manifest.get("config")
+    if config is None:
+        return
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: field 'config': expected an object, got {config!r:.60}")
+    for key, kind in _CONFIG_TYPES.items():
+        if key not in config:
+            continue
+        value = config[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise InputError(f"{path}: field 'config.{key}': damaged (got {value!r:.60})")
+    if not all(isinstance(label, str) for label in config.get("lineup", [])):
+        raise InputError(f"{path}: field 'config.lineup': damaged (labels must be strings)")
+    for key in ("rules", "tags"):
+        for name, value in config.get(key, {}).items():
+            if not isinstance(value, int | float | str) or (key == "rules" and (
+                    not isinstance(value, int) or isinstance(value, bool))):
+                raise InputError(f"{path}: field 'config.{key}.{name}': damaged "
+                                 f"(got {value!r:.60})")
 
 
 def _read_schema(path: Path) -> pl.Schema:
