@@ -21,7 +21,7 @@ from sim.games.strategy import StrategyRegistry
 from sim.runner import run_batch
 from sim.store import read_manifest
 from strategies.legendary_forests import REGISTRY
-from tests.reliability.helpers import TINY_CONFIG, result_files, run_sim, write_config
+from tests.reliability.helpers import TINY_CONFIG, result_files, write_config
 
 runner = CliRunner()
 
@@ -155,7 +155,7 @@ def file_strategy_batch(folder: Path, **run) -> Path:
     return folder / "batch"
 
 
-def test_a_strategy_file_label_stays_as_written_and_a_moved_batch_resumes(tmp_path):
+def test_a_strategy_file_label_stays_as_written_and_a_moved_batch_resumes(tmp_path, monkeypatch):
     reference = file_strategy_batch(tmp_path / "reference")
     manifest = read_manifest(reference)
     assert manifest["config"]["lineup"] == ["mine.py:First", "greedy"]
@@ -173,9 +173,10 @@ def test_a_strategy_file_label_stays_as_written_and_a_moved_batch_resumes(tmp_pa
     shutil.move(str(run_dir), moved)
     shutil.rmtree(tmp_path / "first")
     (tmp_path / "cwd").mkdir()
-    result = run_sim("run", "--resume", "../elsewhere/moved", "--workers", "1", "--quiet",
-                     cwd=tmp_path / "cwd")
-    assert result.returncode == 0, result.stderr
+    monkeypatch.chdir(tmp_path / "cwd")
+    result = runner.invoke(app, ["run", "--resume", "../elsewhere/moved", "--workers", "1",
+                                 "--quiet"])
+    assert result.exit_code == 0, (result.output, result.exception)
     assert result_files(moved) == result_files(reference)
 
 
@@ -189,13 +190,15 @@ def test_resuming_with_a_config_whose_strategy_file_changed_is_refused(tmp_path)
         run_batch(config, workers=1, resume=True)
 
 
-def test_a_command_line_strategy_file_is_kept_as_typed(tmp_path):
+def test_a_command_line_strategy_file_is_kept_as_typed(tmp_path, monkeypatch):
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "mine.py").write_text(FIRST_OPTION)
-    config = write_config(tmp_path, TINY_CONFIG.replace("games = 40", "games = 20"))
-    result = run_sim("run", str(config), "--strategy", "bots/mine.py:First", "--strategy",
-                     "greedy", "--out", "batch", "--workers", "1", "--quiet", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    config = write_config(tmp_path, TINY_CONFIG.replace("games = 40", "games = 10"))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(config), "--strategy", "bots/mine.py:First",
+                                 "--strategy", "greedy", "--out", "batch", "--workers", "1",
+                                 "--quiet"])
+    assert result.exit_code == 0, (result.output, result.exception)
     manifest = read_manifest(tmp_path / "batch")
     assert manifest["config"]["lineup"] == ["bots/mine.py:First", "greedy"]
     assert manifest["config"]["strategy_files"] == {"bots/mine.py": "input/strategies/mine.py"}

@@ -15,10 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from sim.cli import app
 from sim.runner import PAUSE_BETWEEN_SHARD_FILES
 from sim.sweep import load_sweep, run_sweep, sweep_rows
-from tests.reliability.helpers import REPO, result_files, run_sim, sim_command, write_config
+from tests.reliability.helpers import REPO, result_files, sim_command, write_config
+
+runner = CliRunner()
 
 SWEEP = """
 game = "legendary-forests"
@@ -71,7 +75,16 @@ def test_every_path_in_a_sweep_folder_is_relative_to_it(reference):
         assert stored["config"]["output"] == "."
 
 
-def test_a_moved_sweep_resumes_in_its_new_folder_from_another_directory(tmp_path, reference):
+def sim(*args: str):
+    """`sim` in this process (the commands are plain functions; no start-up cost)."""
+    result = runner.invoke(app, [*args, "--workers", "1", "--quiet"] if args[0] == "sweep"
+                           else list(args))
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+def test_a_moved_sweep_resumes_in_its_new_folder_from_another_directory(tmp_path, reference,
+                                                                        monkeypatch):
     (tmp_path / "first").mkdir()
     sweep_file = write_config(tmp_path / "first", SWEEP, "grid.toml")
     run_sweep(load_sweep(sweep_file, {"output": str(tmp_path / "first" / "sweep")}), workers=1)
@@ -81,14 +94,12 @@ def test_a_moved_sweep_resumes_in_its_new_folder_from_another_directory(tmp_path
     shutil.move(str(tmp_path / "first" / "sweep"), moved)
     shutil.rmtree(tmp_path / "first")  # the sweep file is gone too: the folder is enough
     (tmp_path / "cwd").mkdir()
-    result = run_sim("sweep", "--resume", "../elsewhere/moved", "--workers", "1", "--quiet",
-                     cwd=tmp_path / "cwd")
-    assert result.returncode == 0, result.stderr
+    monkeypatch.chdir(tmp_path / "cwd")
+    sim("sweep", "--resume", "../elsewhere/moved")
     assert not (tmp_path / "first").exists(), "nothing is written where the sweep used to be"
     assert not any((tmp_path / "cwd").iterdir()), "nothing is written in the working directory"
     assert point_files(moved) == point_files(reference)
-    listing = run_sim("runs", str(moved), cwd=tmp_path / "cwd")
-    assert listing.returncode == 0 and listing.stdout.count("complete") == 2
+    assert sim("runs", str(moved)).output.count("complete") == 2
 
 
 def test_a_copied_sweep_resumes_into_the_copy_only(tmp_path, reference):
@@ -97,8 +108,7 @@ def test_a_copied_sweep_resumes_into_the_copy_only(tmp_path, reference):
     interrupt(tmp_path / "sweep", keep=2)
     before = point_files(tmp_path / "sweep")
     shutil.copytree(tmp_path / "sweep", tmp_path / "copy")
-    result = run_sim("sweep", "--resume", str(tmp_path / "copy"), "--workers", "1", "--quiet")
-    assert result.returncode == 0, result.stderr
+    sim("sweep", "--resume", str(tmp_path / "copy"))
     assert point_files(tmp_path / "sweep") == before
     assert point_files(tmp_path / "copy") == point_files(reference)
 
@@ -108,13 +118,12 @@ def test_a_moved_sweep_resumes_with_its_file_and_out(tmp_path, reference):
     run_sweep(load_sweep(sweep_file, {"output": str(tmp_path / "sweep")}), workers=1)
     interrupt(tmp_path / "sweep", keep=1)
     shutil.move(str(tmp_path / "sweep"), tmp_path / "moved")
-    result = run_sim("sweep", str(sweep_file), "--resume", "--out", str(tmp_path / "moved"),
-                     "--workers", "1", "--quiet")
-    assert result.returncode == 0, result.stderr
+    sim("sweep", str(sweep_file), "--resume", "--out", str(tmp_path / "moved"))
     assert point_files(tmp_path / "moved") == point_files(reference)
 
 
-def test_a_sweep_killed_between_the_files_of_a_shard_resumes_after_a_move(tmp_path, reference):
+def test_a_sweep_killed_between_the_files_of_a_shard_resumes_after_a_move(tmp_path, reference,
+                                                                          monkeypatch):
     sweep_file = write_config(tmp_path, SWEEP, "grid.toml")
     marker = tmp_path / "paused"
     environment = {**os.environ, "PYTHONPATH": str(REPO), PAUSE_BETWEEN_SHARD_FILES: str(marker)}
@@ -132,8 +141,8 @@ def test_a_sweep_killed_between_the_files_of_a_shard_resumes_after_a_move(tmp_pa
     assert all((tmp_path / "sweep" / "points" / label / "manifest.json").is_file()
                for label in LABELS)
     shutil.move(str(tmp_path / "sweep"), tmp_path / "moved")
-    result = run_sim("sweep", "--resume", "moved", "--workers", "1", "--quiet", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    monkeypatch.chdir(tmp_path)
+    sim("sweep", "--resume", "moved")
     assert point_files(tmp_path / "moved") == point_files(reference)
 
 
