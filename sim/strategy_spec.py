@@ -33,7 +33,11 @@ def parse_strategy(text: str, registry: dict[str, StrategyInfo], source: str) ->
         # `planner:hope`: settings without `=`, not a module named like a built-in.
         raise InputError(f"{source}: strategy '{text}': expected name:key=value settings "
                          f"(e.g. {first}:key=1), got '{rest}'")
-    if name not in registry:
+    try:
+        known = name in registry  # a module:Class name is loaded here
+    except InputError as error:
+        raise InputError(f"{source}: {error}") from None
+    if not known:
         raise InputError(f"{source}: unknown strategy '{name}'{did_you_mean(name, registry)}; "
                          f"known: {', '.join(sorted(registry))}")
     info = registry[name]
@@ -52,3 +56,22 @@ def parse_strategy(text: str, registry: dict[str, StrategyInfo], source: str) ->
             raise InputError(f"{source}: strategy '{name}': parameter '{key}' must be a number, "
                              f"got '{value}'") from None
     return StrategySpec(name, parameters)
+
+
+def strategy_file(text: str) -> str | None:
+    """The file of a ``path/to/file.py:Class[:settings]`` strategy as written, else None."""
+    name, _ = split_strategy_text(text)
+    module, colon, _ = name.rpartition(":")
+    return module if colon and module.endswith(".py") else None
+
+
+def loadable_text(label: str, strategy_files: dict[str, str]) -> str:
+    """``label`` with its strategy file (as the user wrote it) replaced by where the file is
+    loaded from (``strategy_files``: written path -> path to load): labels stay as written in
+    results and manifests while the code is found wherever the config or the batch is."""
+    written = strategy_file(label)
+    if written is None or written not in strategy_files:
+        return label
+    name, settings = split_strategy_text(label)
+    class_name = name.rpartition(":")[2]
+    return f"{strategy_files[written]}:{class_name}" + (f":{settings}" if settings else "")

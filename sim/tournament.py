@@ -292,6 +292,11 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
     return rows, head, head_ci
 
 
+# A tournament keeps every game's seats, seeds and scores in memory (about 150 bytes a game):
+# ten million games is a gigabyte and half an hour on two cores.
+MAX_TOURNAMENT_GAMES = 10_000_000
+
+
 def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                    games: int, seed: int, workers: int = 1,
                    chunk_deals: int | None = None) -> TournamentResult:
@@ -304,6 +309,10 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
         raise InputError(f"--strategies: a strategy is listed twice ({', '.join(labels)})")
     if games < 1:
         raise InputError(f"--games: must be at least 1, got {games}")
+    if games > MAX_TOURNAMENT_GAMES:
+        raise InputError(f"--games: at most {MAX_TOURNAMENT_GAMES:,} in a tournament (it keeps "
+                         f"every game in memory), got {games:,}; for more, use sim run with a "
+                         f"rotating --pool")
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
     deals = math.ceil(games / s)

@@ -9,6 +9,7 @@ import numpy as np
 import typer
 
 from sim.cli.options import DEFAULT_GAME, DataOption, GameOption, PlayersOption, data_path
+from sim.config import MAX_SHARD_SIZE
 from sim.errors import InputError
 from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
@@ -30,6 +31,9 @@ def bench(
     chosen.check_players(players, "--players")
     if games < 1:
         raise InputError(f"--games: must be at least 1, got {games}")
+    if games > MAX_SHARD_SIZE:
+        # One measurement is one compiled call holding all its games in memory, like a shard.
+        raise InputError(f"--games: at most {MAX_SHARD_SIZE:,} per measurement, got {games:,}")
     data = chosen.load_data(data_path(tiles))
     rules = chosen.default_rules()
     names = strategy or ["random", "greedy"]

@@ -33,6 +33,9 @@ def report(
             typer.echo(f"  {message}", err=True)
 
     result = build_report(run_dir, out, progress=step, fair_margin=fair_margin / 100.0)
+    if result.ignored_note:
+        # Even with --quiet: a report that leaves files out says so.
+        typer.echo(f"warning: {run_dir}: {result.ignored_note}", err=True)
     if not quiet:
         typer.echo("Findings:")
         for number, finding in enumerate(result.findings, 1):

@@ -9,15 +9,20 @@ import typer
 
 from sim.cli.options import AllowCodeOption, QuietOption
 from sim.cli.progress import print_sweep_points, run_sweep_with_progress
-from sim.sweep import load_sweep
+from sim.errors import InputError
+from sim.sweep import load_sweep, load_sweep_folder
 
 
 def sweep(
     config_file: Annotated[
         Path, typer.Argument(help="Sweep file: a config with a \\[sweep] table of axes "
-                                  "(and optionally \\[adaptive]).", dir_okay=False)],
-    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started in "
-                                                          "its output folder.")] = False,
+                                  "(and optionally \\[adaptive]); with --resume, a sweep "
+                                  "folder instead.")],
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started: "
+                                                          "`--resume DIR` finishes the sweep "
+                                                          "folder DIR where it is now, "
+                                                          "`FILE --resume` the one in the "
+                                                          "file's output folder.")] = False,
     games: Annotated[int | None, typer.Option(help="Override: games per grid point (the cap "
                                                    "in adaptive mode).")] = None,
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
@@ -32,7 +37,16 @@ def sweep(
     """Play a grid of rules settings on common deals (one Parquet dataset, resumable)."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
                  "shard_size": shard_size}
-    plan = load_sweep(config_file, overrides, allow_code=allow_code)
+    if config_file.is_dir():
+        if not resume:
+            raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "
+                             f"{config_file} to finish the sweep in it")
+        if any(value is not None for value in overrides.values()):
+            raise InputError("--resume: options that change the sweep cannot be combined with "
+                             "a sweep folder (give its sweep file instead)")
+        plan = load_sweep_folder(config_file, allow_code=allow_code)
+    else:
+        plan = load_sweep(config_file, overrides, allow_code=allow_code)
     states = run_sweep_with_progress(plan, workers=workers, backend=backend,
                                      scheduler=scheduler, resume=resume, quiet=quiet)
     print_sweep_points(plan, states)

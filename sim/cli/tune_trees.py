@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import FairMarginOption, QuietOption, check_seed
+from sim.cli.options import AllowCodeOption, FairMarginOption, QuietOption, check_seed
 from sim.cli.progress import print_sweep_points, run_sweep_with_progress
 from sim.errors import InputError
 from sim.sweep import load_sweep, sweep_from_document, sweep_rows
@@ -54,6 +54,7 @@ def tune_trees(
                       ] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     quiet: QuietOption = False,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Recommend the tree supply per player count from a sweep.
 
@@ -61,7 +62,8 @@ def tune_trees(
     colour starvation, scores, ties and skill expression, and recommends a supply."""
     check_seed(seed)
     if config_file is not None:
-        plan = load_sweep(config_file, {"output": str(out)})
+        # A sweep file is often someone else's: the same code rule as `sim sweep`.
+        plan = load_sweep(config_file, {"output": str(out)}, allow_code=allow_code)
     else:
         pool = [s.strip() for s in strategies.split(",") if s.strip()]
         if len(pool) != 2 or BASELINE not in pool:
@@ -72,7 +74,10 @@ def tune_trees(
             parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
             strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
             fair_margin / 100.0)
-        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees")
+        # --strategies is the user's own request on the command line, like `sim run --pool`.
+        pool_option = {"pool": document.pop("pool")}
+        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees",
+                                   pool_option)
     strongest = next(label for label in plan.points[0].config.lineup
                      if label != BASELINE)
     start = time.perf_counter()
