@@ -144,7 +144,9 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str,
                          f"got {entry!r}")
     if base_dir is not None:
         text = _code_strategy(text, base_dir, source, where, allow_code, game.strategies())
-    spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'")
+    # A parameters file (`planner@tuned.toml`) named by a config is read from the config's
+    # folder; the label spells its values out, so the batch does not depend on the file.
+    spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'", base_dir)
     return spec.label()
 
 
