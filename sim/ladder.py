@@ -263,7 +263,7 @@ def ladder_plot(result: LadderResult) -> bytes:
                                       f" ({TIER_NAMES[2]})" if t == result.tiers - 1
                                       and result.tiers > 1 else ""))
                        for t in range(result.tiers)]
-            axis.legend(handles=handles, loc="lower right")
+            axis.legend(handles=handles, loc="upper left")
             buffer = io.BytesIO()
             figure.tight_layout()
             figure.savefig(buffer, format="png")
