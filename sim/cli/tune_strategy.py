@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from dataclasses import replace
@@ -122,7 +123,8 @@ def tune_strategy(
         settings = make_settings(chosen.name, strategy, field, players, rules, data_path(tiles),
                                  games, 40 if trials is None else trials, seed, objective,
                                  names, reevaluate, reevaluate_games, final_games, command)
-        folder = out or Path(f"runs/tune-{settings.strategy.replace(':', '-')}")
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
+        folder = out or Path(f"runs/tune-{safe}")
         check_output_folder(folder, settings, resume=False)
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),

@@ -95,3 +95,22 @@ def test_ladder_orders_weakest_first_with_a_slow_strategy_on_the_same_scale(tmp_
     bad = runner.invoke(app, ["ladder", "--game", "pick-two", "--players", "2",
                               "--exclude", "planner"])
     assert bad.exit_code == 2 and "--exclude: 'planner' is not in the ladder" in bad.output
+
+
+def test_objectives_are_the_candidates_results_against_the_field_per_deal():
+    import numpy as np
+
+    from sim.tournament import RotationGames
+    from sim.tune_strategy import objective_sums
+
+    # Two deals, two games each; entry 0 is the candidate.
+    seat_strategy = np.array([[0, 1], [1, 0], [0, 1], [1, 0]])
+    scores = np.array([[10, 8], [8, 10], [5, 5], [7, 4]])
+    played = RotationGames(seat_strategy, np.array([0, 0, 1, 1]), scores,
+                           np.zeros((4, 2)), 2, 0.0, [])
+    values, counts = objective_sums("head-to-head", played, 2)
+    assert values.tolist() == [2.0, 0.5] and counts.tolist() == [2.0, 2.0]
+    values, counts = objective_sums("margin", played, 2)
+    assert values.tolist() == [4.0, -3.0] and counts.tolist() == [2.0, 2.0]
+    values, counts = objective_sums("score", played, 2)
+    assert values.tolist() == [20.0, 9.0] and counts.tolist() == [2.0, 2.0]
