@@ -182,8 +182,10 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str,
     else:
         resolved = None
     files = {written: resolved} if written is not None and resolved is not None else {}
+    # A parameters file (`planner@tuned.toml`) named by a config is read from the config's
+    # folder; the label spells its values out, so the batch does not depend on the file.
     spec = parse_strategy(loadable_text(text, files), game.strategies(),
-                          f"{source}: field '{where}'")
+                          f"{source}: field '{where}'", base_dir)
     if strategy_files is not None:
         strategy_files.update(files)
     if written is None:

@@ -241,11 +241,12 @@ def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:
             float(t_critical(values.size) * values.std(ddof=1) / math.sqrt(values.size)))
 
 
-def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
-            scores: np.ndarray, wins: np.ndarray, deals: int):
-    """Per-strategy rows and head-to-head matrices from the played games (see module doc)."""
-    s = len(labels)
-    rows = []
+def pair_outcomes(strategies: int, seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+                  scores: np.ndarray, deals: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal, the pairwise outcomes of every two seats of different strategies in a game:
+    ``pair_sum[d, a, b]`` sums 1 (a outscored b), 1/2 (tie) or 0, ``pair_count[d, a, b]``
+    counts the comparisons; both (deals, S, S), zero on the diagonal."""
+    s = strategies
     pair_sum = np.zeros((deals, s, s))
     pair_count = np.zeros((deals, s, s))
     players = seat_strategy.shape[1]
@@ -260,6 +261,16 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
     for a in range(s):
         pair_sum[:, a, a] = 0.0
         pair_count[:, a, a] = 0.0
+    return pair_sum, pair_count
+
+
+def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+            scores: np.ndarray, wins: np.ndarray, deals: int):
+    """Per-strategy rows and head-to-head matrices from the played games (see module doc)."""
+    s = len(labels)
+    rows = []
+    players = seat_strategy.shape[1]
+    pair_sum, pair_count = pair_outcomes(s, seat_strategy, deal_of_game, scores, deals)
     ratings = elo_ratings(bradley_terry(pair_sum.sum(axis=0), pair_count.sum(axis=0)))
     if deals >= 2:
         rating_low, rating_high = rating_intervals(pair_sum, pair_count)
@@ -297,9 +308,68 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
 MAX_TOURNAMENT_GAMES = 10_000_000
 
 
+@dataclass
+class RotationGames:
+    """The games of a rotated design: seat strategies, deal of each game, scores and wins."""
+
+    seat_strategy: np.ndarray  # int64[games, players], indexes the lineup
+    deal_of_game: np.ndarray  # int64[games]
+    scores: np.ndarray  # int64[games, players]
+    wins: np.ndarray  # float64[games, players] win shares
+    deals: int
+    seconds: float
+    compile_seconds: list[float]
+
+
+def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                   deals: int, seed: int, workers: int = 1, chunk_deals: int | None = None,
+                   progress=None, first_deal: int = 0) -> RotationGames:
+    """Play deals ``first_deal .. first_deal + deals - 1`` of master seed ``seed`` in every seat
+    rotation of ``lineup`` (module docstring): the same deal and strategy seeds in every
+    rotation, so every lineup entry meets the same luck. ``progress(games_done, games_total)``
+    is called as chunks finish (in order). The games do not depend on ``workers``."""
+    s = len(lineup)
+    schedule = seat_schedule(s, players)
+    deal_ids = np.arange(first_deal, first_deal + deals)
+    deal_seed = deal_seeds(seed, deal_ids)
+    strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
+    deal_of_game = np.repeat(np.arange(deals), s)
+    seat_strategy = np.tile(schedule, (deals, 1))
+    game_deal_seeds = deal_seed[deal_of_game]
+    game_strategy_seeds = strategy_seed[deal_of_game]
+    total = deals * s
+    if chunk_deals is None:
+        chunk_deals = max(1, math.ceil(deals / (8 * workers)))
+    bounds = [(start * s, min(deals, start + chunk_deals) * s)
+              for start in range(0, deals, chunk_deals)]
+    started = time.perf_counter()
+    tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],
+              game_strategy_seeds[a:b]) for a, b in bounds]
+    outputs = []
+    if workers == 1:
+        for task in tasks:
+            outputs.append(_play_chunk(*task))
+            if progress is not None:
+                progress(sum(len(o[0]) for o in outputs), total)
+    else:
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator")
+        for output in parallel(delayed(_play_chunk)(*task) for task in tasks):
+            outputs.append(output)
+            if progress is not None:
+                progress(sum(len(o[0]) for o in outputs), total)
+    seconds = time.perf_counter() - started
+    scores = np.concatenate([output[0] for output in outputs])
+    wins = np.concatenate([output[1] for output in outputs])
+    compile_seconds = [output[2] for output in outputs if output[2] is not None]
+    return RotationGames(seat_strategy, deal_of_game, scores, wins, deals, seconds,
+                         compile_seconds)
+
+
 def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                    games: int, seed: int, workers: int = 1,
-                   chunk_deals: int | None = None) -> TournamentResult:
+                   chunk_deals: int | None = None, progress=None) -> TournamentResult:
     """Play the tournament described in the module docstring and analyse it."""
     s = len(lineup)
     if s < 2:
@@ -316,33 +386,9 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
     deals = math.ceil(games / s)
-    schedule = seat_schedule(s, players)
-    deal_ids = np.arange(deals)
-    deal_seed = deal_seeds(seed, deal_ids)
-    strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
-    deal_of_game = np.repeat(deal_ids, s)
-    seat_strategy = np.tile(schedule, (deals, 1))
-    game_deal_seeds = deal_seed[deal_of_game]
-    game_strategy_seeds = strategy_seed[deal_of_game]
-    total = deals * s
-    if chunk_deals is None:
-        chunk_deals = max(1, math.ceil(deals / (8 * workers)))
-    bounds = [(start * s, min(deals, start + chunk_deals) * s)
-              for start in range(0, deals, chunk_deals)]
-    started = time.perf_counter()
-    tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],
-              game_strategy_seeds[a:b]) for a, b in bounds]
-    if workers == 1:
-        outputs = [_play_chunk(*task) for task in tasks]
-    else:
-        from joblib import Parallel, delayed
-
-        outputs = Parallel(n_jobs=workers, backend="loky")(
-            delayed(_play_chunk)(*task) for task in tasks)
-    seconds = time.perf_counter() - started
-    scores = np.concatenate([output[0] for output in outputs])
-    wins = np.concatenate([output[1] for output in outputs])
-    compile_seconds = [output[2] for output in outputs if output[2] is not None]
-    rows, head, head_ci = analyse(labels, seat_strategy, deal_of_game, scores, wins, deals)
-    return TournamentResult(game.title, players, labels, deals, total, seed, workers, seconds,
-                            rows, head, head_ci, compile_seconds)
+    played = play_rotations(game, data, players, rules, lineup, deals, seed, workers,
+                            chunk_deals, progress)
+    rows, head, head_ci = analyse(labels, played.seat_strategy, played.deal_of_game,
+                                  played.scores, played.wins, deals)
+    return TournamentResult(game.title, players, labels, deals, deals * s, seed, workers,
+                            played.seconds, rows, head, head_ci, played.compile_seconds)
