@@ -53,8 +53,10 @@ class LazyBar:
             raise
         except BaseException:
             if self.started:
+                # Clear the bar and skip the blank line rich adds after a bar on a pipe.
                 self.progress.live.transient = True
-            self._stop()
+                self.progress.live.stop()
+                self.started = False
             raise
         self._stop()
 
