@@ -139,11 +139,10 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
         player_games=pl.len(),
         score_mean=pl.col("score").cast(pl.Float64).mean(),
         score_sd=pl.col("score").cast(pl.Float64).std(),
-        no_tree=pl.col("tree_phases_without_tree").cast(pl.Int64).sum(),
-        phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
     ).collect()
     per_deal = rows.group_by([*keys, pl.col("deal_id").alias("cluster")]).agg(
         constrained=pl.col("tree_picks_constrained").cast(pl.Int64).sum(),
+        no_tree=pl.col("tree_phases_without_tree").cast(pl.Int64).sum(),
         phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
         games=pl.col("game_id").n_unique().cast(pl.Int64),
     ).collect()
@@ -154,6 +153,9 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     starvation = grouped_ratio_intervals(per_deal, keys, "constrained", "phases",
                                          "starvation_constrained").with_columns(
         pl.col("starvation_constrained_low", "starvation_constrained_high").clip(0.0, 1.0))
+    no_tree = grouped_ratio_intervals(per_deal, keys, "no_tree", "phases",
+                                      "starvation_no_tree").with_columns(
+        pl.col("starvation_no_tree_low", "starvation_no_tree_high").clip(0.0, 1.0))
     ties = grouped_ratio_intervals(per_deal, keys, "shared", "games", "tie_rate")
     games = per_deal.group_by(keys).agg(pl.col("games").sum())
     skill = grouped_ratio_intervals(_skill_units(rows, strongest), keys, "ahead", "games",
@@ -192,16 +194,17 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     table = (per_player.join(games, on=keys)
              .join(starvation.drop("starvation_constrained_se",
                                    "starvation_constrained_clusters"), on=keys)
+             .join(no_tree.select(*keys, "starvation_no_tree", "starvation_no_tree_low",
+                                  "starvation_no_tree_high"), on=keys)
              .join(ties.select(*keys, "tie_rate"), on=keys)
              .join(skill.select(*keys, "skill", "skill_low", "skill_high"), on=keys, how="left")
              .join(pl.DataFrame(seat_records), on=keys)
-             .with_columns(starvation_no_tree=pl.col("no_tree") / pl.col("phases").clip(1),
-                           fair_margin=pl.lit(fair_margin), strongest=pl.lit(strongest),
+             .with_columns(fair_margin=pl.lit(fair_margin), strongest=pl.lit(strongest),
                            skill_low=pl.col("skill_low").clip(0.0, 1.0),
                            skill_high=pl.col("skill_high").clip(0.0, 1.0))
              .with_columns([pl.when(pl.col("players") < 2).then(None).otherwise(pl.col(c))
                             .alias(c) for c in ("skill", "skill_low", "skill_high")])
-             .drop("no_tree", "phases", "player_games")
+             .drop("player_games")
              .sort(keys))
     return table.with_columns(pl.col(c).fill_null(math.nan) for c in
                               ("skill", "skill_low", "skill_high"))
@@ -283,11 +286,20 @@ def _decide(players: int, judged: list[tuple[dict, dict[str, str]]], reference: 
             continue
         open_criteria = [CRITERION_NAMES[name] for name, value in criteria.items()
                          if value == "undecided"]
+        larger = [str(int(other[SUPPLY])) for other, _ in judged if int(other[SUPPLY]) > supply]
+        then = ("play more games at this point: until it is decided, no larger supply ("
+                + ", ".join(larger) + ") can be recommended" if larger
+                else "play more games at this point")
+        ruled_out = ""
+        if failures:
+            ruled_out = " Smaller supplies are ruled out: " + "; ".join(
+                f"{smaller} as " + " and ".join(
+                    _failure(name, small_row, max_starvation, skill_tolerance) for name in failed)
+                for smaller, failed, small_row in failures) + "."
         return Recommendation(players, None, False, (
             f"{players} players: undecided. Supply {supply} is still undecided on "
             f"{' and '.join(open_criteria)} after {row['games']:,} games "
-            f"({_facts(row)}); play more games at this point before a smaller supply can be "
-            f"ruled in or out."))
+            f"({_facts(row)}); {then}.{ruled_out}"))
     reasons = "; ".join(
         f"{supply}: " + " and ".join(_failure(name, row, max_starvation, skill_tolerance)
                                      for name in failed)
@@ -343,10 +355,14 @@ def _percent(value: float) -> str:
 # The figures of the tree-supply section (the seat spread, scores and shared wins have theirs
 # in the sweep report's own sections): metric -> (title, unit, scale, digits).
 FIGURES = {
-    "starvation_constrained": ("Colour starvation: tree phases with a colour of one's zones "
-                               "gone", "tree phases (%)", 100.0, 1),
-    "starvation_no_tree": ("Tree phases with no tree possible", "tree phases (%)", 100.0, 1),
-    "skill": ("Skill: the strongest strategy ahead of greedy", "meetings won (%)", 100.0, 1),
+    "starvation_constrained": ("Colour starvation", "tree phases (%)", 100.0, 1,
+                               "Share of tree phases in which a colour the player had a zone of "
+                               "was already gone from the supply"),
+    "starvation_no_tree": ("No tree possible", "tree phases (%)", 100.0, 1,
+                           "Share of tree phases in which the player could place no tree"),
+    "skill": ("Skill: the strongest strategy ahead of greedy", "meetings won (%)", 100.0, 1,
+              "How often the strongest strategy finishes ahead of greedy at the same table "
+              "(ties count half)"),
 }
 PRESET_FILE = "tune-trees.json"
 
@@ -380,7 +396,7 @@ def _figures(metrics: pl.DataFrame, strongest: str) -> list:
     axes = {"players": sorted(set(metrics["players"].to_list())),
             SUPPLY: sorted(set(metrics[SUPPLY].to_list()))}
     blocks = []
-    for metric, (title, unit, scale, digits) in FIGURES.items():
+    for metric, (title, unit, scale, digits, caption) in FIGURES.items():
         cells = {}
         for row in metrics.iter_rows(named=True):
             low, high = row.get(f"{metric}_low"), row.get(f"{metric}_high")
@@ -391,8 +407,8 @@ def _figures(metrics: pl.DataFrame, strongest: str) -> list:
         png = metric_figure(shown, unit, axes, [Series("", cells)], scale=scale, digits=digits)
         if png is not None:
             blocks.append(Figure(f"tune-trees-{metric.replace('_', '-')}", png,
-                                 f"{shown} ({METRICS[metric]}), with its 95% interval "
-                                 f"(cluster-robust over deals) where it has one."))
+                                 f"{caption.replace('the strongest strategy', strongest)}, "
+                                 f"with its 95% interval (cluster-robust over deals)."))
     return blocks
 
 
@@ -425,7 +441,8 @@ def tuning_blocks(metrics: pl.DataFrame, picks: list[Recommendation], strongest:
                      f"{pct(row['starvation_constrained'])} "
                      f"({pct(row['starvation_constrained_low'])}–"
                      f"{pct(row['starvation_constrained_high'])})",
-                     pct(row["starvation_no_tree"]), f"{row['score_mean']:.2f}",
+                     f"{pct(row['starvation_no_tree'])} ({pct(row['starvation_no_tree_low'])}–"
+                     f"{pct(row['starvation_no_tree_high'])})", f"{row['score_mean']:.2f}",
                      f"{row['score_sd']:.2f}", pct(row["tie_rate"]), skill))
     return [
         Heading("Recommendation: trees per colour per player"),
@@ -444,7 +461,8 @@ def tuning_blocks(metrics: pl.DataFrame, picks: list[Recommendation], strongest:
         Heading("Tree supply metrics", 3),
         Table(("Players", "Supply", "Games", "Seat spread (simultaneous 95% CI)",
                f"Fairness (±{margin:g} pp)", "Equal seats p", "Constrained picks (95% CI)",
-               "No tree possible", "Score mean", "Score SD", "Games with a shared win",
+               "No tree possible (95% CI)", "Score mean", "Score SD",
+               "Games with a shared win",
                f"{strongest} ahead of {BASELINE} (95% CI)"), tuple(rows)),
         Paragraph("Constrained picks: tree phases in which a colour the player had a zone of "
                   "was already gone from the supply. Games with a shared win counts games, "

@@ -52,10 +52,12 @@ def test_recommendation_follows_its_rule():
     assert "2 was ruled out as losing skill" in picks[3].sentence
     assert (picks[4].supply, picks[4].decided) == (None, False)
     assert "undecided on fairness" in picks[4].sentence
+    assert "until it is decided, no larger supply (2) can be recommended" in picks[4].sentence
     assert (picks[5].supply, picks[5].decided) == (None, True)
     assert "no supply tried meets all three" in picks[5].sentence
     assert (picks[6].supply, picks[6].decided) == (None, False)
     assert "undecided on starvation" in picks[6].sentence
+    assert picks[6].sentence.endswith("play more games at this point.")
     # The thresholds are the rule's: a stricter starvation limit moves 2 players to supply 3.
     stricter = {pick.players: pick for pick in recommend(metrics, max_starvation=0.03)}
     assert stricter[2].supply == 3
