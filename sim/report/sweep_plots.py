@@ -146,6 +146,7 @@ def _lines(title, unit, axes, axis, fixed, series, scale, reference) -> bytes:
         plot.scatter([], [], marker=marker, s=110, color="black", label=f"verdict: {text}")
     if not numeric:
         plot.set_xticks(positions, [str(v) for v in values])
+        plot.set_xlim(-0.6, len(values) - 0.4)
     elif all(float(v).is_integer() for v in values):
         plot.set_xticks(positions, [str(v) for v in values])
     plot.set_xlabel(axis.replace("_", " "))
