@@ -181,7 +181,7 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
             low, high = spread_interval(pl.DataFrame({"win_gap_low": win.low,
                                                       "win_gap_high": win.high}))
             record.update(seat_spread=float(rates[best] - rates[worst]),
-                          seat_spread_low=float(low), seat_spread_high=float(high),
+                          seat_spread_low=float(low), seat_spread_high=min(float(high), 1.0),
                           seat_gap_bound=float(np.max(np.maximum(np.abs(win.low),
                                                                  np.abs(win.high)))),
                           seat_best=best, seat_worst=worst, seat_equal_p=wald.p_value,

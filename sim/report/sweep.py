@@ -551,8 +551,10 @@ def _notes_blocks(results: SweepResults) -> list[Block]:
         f"shares are ratio means with the sandwich variance over units and a t interval "
         f"(sim/stats/clustered.py); each point is computed exactly as its own batch report "
         f"computes it.",
-        "Shares (win rates, ties) and counts that cannot be negative have their intervals cut "
-        "at 0 (and shares at 100%) where the t interval would reach past them.",
+        "Shares (win rates, ties), the seat spread and counts that cannot be negative have "
+        "their intervals cut at 0 (and shares and the spread at 100%) where the t interval "
+        "would reach past them; with few units (shards of the summary store) intervals are "
+        "wide, on t with units - 1 degrees of freedom.",
         "The seat spread is the largest gap between two seats' win rates. Its interval comes "
         "from the simultaneous (max-|t|) intervals of every pair of seats: when they all hold, "
         "the true spread is at least each pair's distance from zero and at most the widest end "

@@ -171,6 +171,11 @@ def _heatmaps(title, unit, axes, pair, fixed, panels, scale, digits) -> bytes:
     figure, grid = plt.subplots(grid_rows, grid_columns, squeeze=False,
                                 figsize=(width, max(height, 4.6 * grid_rows)))
     text_size = 12 if len(row_values) * len(column_values) <= 16 and count <= 2 else 9
+    # Small multiples of one series share one colour scale, so panels compare at a glance.
+    shared = len({id(line) for _, line, _ in panels}) == 1 and count > 1
+    everything = [scale * c.value for _, line, _ in panels for c in line.cells.values()
+                  if not math.isnan(c.value)]
+    limits = (min(everything), max(everything)) if shared and everything else (None, None)
     for index, (panel_title, line, extra) in enumerate(panels):
         plot = grid[index // grid_columns][index % grid_columns]
         values = np.full((len(row_values), len(column_values)), np.nan)
@@ -192,9 +197,12 @@ def _heatmaps(title, unit, axes, pair, fixed, panels, scale, digits) -> bytes:
                 if cell.verdict:
                     text += f"\n{cell.verdict}"
                 labels[i][j] = text
-        image = plot.imshow(values, cmap="viridis", aspect="auto", origin="lower")
+        image = plot.imshow(values, cmap="viridis", aspect="auto", origin="lower",
+                            vmin=limits[0], vmax=limits[1])
         finite = values[np.isfinite(values)]
         middle = float((finite.min() + finite.max()) / 2) if finite.size else 0.0
+        if limits[0] is not None:
+            middle = (limits[0] + limits[1]) / 2
         for i in range(len(row_values)):
             for j in range(len(column_values)):
                 if labels[i][j]:

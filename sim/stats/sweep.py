@@ -93,14 +93,17 @@ class SweepFolder:
     @property
     def output_as_configured(self) -> str:
         """The sweep's output folder as its config named it (to write a config that plays it
-        again): what the points' recorded folders have in common, else this folder's name."""
+        again): what the points' recorded folders have in common when that is a relative
+        folder a config may name, else ``runs/<this folder's name>``."""
         for point in self.manifest.get("points", []):
             stored = Path(str(point.get("run_dir", "")))
             label = str(point.get("label", ""))
+            output = stored.parent.parent
             if stored.name == label and stored.parent.name == "points" \
-                    and str(stored.parent.parent) not in ("", "."):
-                return stored.parent.parent.as_posix()
-        return self.folder.name
+                    and str(output) not in ("", ".") and not output.is_absolute() \
+                    and ".." not in output.parts:
+                return output.as_posix()
+        return f"runs/{self.folder.resolve().name}"
 
 
 def is_sweep_folder(folder: Path) -> bool:
@@ -291,7 +294,7 @@ def point_results(sweep: SweepFolder, point: SweepPointFolder,
                                           if k not in ("point", "label")})
     # A t interval of a share near 0 or 1 (or of a count near 0) can reach past what the
     # quantity can be: cut it there, as the reports say.
-    share = pl.col("metric").is_in(["win_rate", "seat_win_rate", "won_in_tie"])
+    share = pl.col("metric").is_in(["win_rate", "seat_win_rate", "won_in_tie", "seat_spread"])
     count = (pl.col("section") == "game columns") & pl.col("metric").is_in(
         _non_negative(batch, game_count_columns(batch)))
     frame = frame.with_columns(
