@@ -193,8 +193,12 @@ def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
     manifest = read_manifest(run_dir)
     assert manifest["status"] == "interrupted"
     kept = sorted(shards.glob("shard-*.parquet"))
-    assert len(kept) >= 4 and manifest["shards_done"] == sorted(
-        int(p.stem.split("-")[1]) for p in kept)
+    on_disk = [int(p.stem.split("-")[1]) for p in kept]
+    recorded = manifest["shards_done"]
+    # Ctrl-C can land between a shard's file and its manifest record (seen on a loaded machine):
+    # that shard is not done, and the resume plays it again; every recorded shard has its file.
+    assert len(kept) >= 4 and set(recorded) <= set(on_disk)
+    assert len(on_disk) - len(recorded) <= int(workers)
     result = subprocess.run([sys.executable, "-m", "sim", "run", "--resume", str(run_dir),
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
