@@ -367,12 +367,13 @@ def _keep_data_copy(config: BatchConfig, run_dir: Path) -> str | None:
     return target.relative_to(run_dir).as_posix()
 
 
-def prepare_run_dir(config: BatchConfig, resume: bool, run_dir: Path | None = None,
-                    status: str = "running") -> tuple[Path, dict[str, Any]]:
-    """Create or reopen the output folder (``run_dir``, default ``config.output``). A fresh run
-    refuses a folder that already holds a batch; a resume refuses a folder whose batch has
-    another config. A new batch's manifest gets ``status`` (a sweep creates its points'
-    folders as ``pending``)."""
+def check_run_dir(config: BatchConfig, resume: bool | None,
+                  run_dir: Path | None = None) -> dict[str, Any] | None:
+    """The checks of ``prepare_run_dir`` without creating or writing anything, so a command can
+    make them before it starts playing: the output folder (``run_dir``, default
+    ``config.output``) is not a file; a batch already there has the same config, and is
+    refused by a fresh run (``resume`` False); a resume needs one (``resume`` True; None
+    accepts either). Returns the manifest of the batch already there, or None."""
     run_dir = Path(run_dir if run_dir is not None else config.output)
     manifest_path = run_dir / MANIFEST
     if run_dir.exists() and not run_dir.is_dir():
@@ -386,12 +387,25 @@ def prepare_run_dir(config: BatchConfig, resume: bool, run_dir: Path | None = No
                              f"another config (differs in: {', '.join(changed)}); "
                              f"use another --out or the same config")
         _check_strategy_files(config, stored, manifest_path)
-        if not resume:
+        if resume is False:
             raise InputError(f"{run_dir}: a batch is already here; add --resume to finish it "
                              f"or choose another --out")
-        return run_dir, manifest
+        return manifest
     if resume:
         raise InputError(f"{manifest_path}: nothing to resume (no manifest)")
+    return None
+
+
+def prepare_run_dir(config: BatchConfig, resume: bool, run_dir: Path | None = None,
+                    status: str = "running") -> tuple[Path, dict[str, Any]]:
+    """Create or reopen the output folder (``run_dir``, default ``config.output``). A fresh run
+    refuses a folder that already holds a batch; a resume refuses a folder whose batch has
+    another config (``check_run_dir``). A new batch's manifest gets ``status`` (a sweep creates
+    its points' folders as ``pending``)."""
+    manifest = check_run_dir(config, bool(resume), run_dir)
+    run_dir = Path(run_dir if run_dir is not None else config.output)
+    if manifest is not None:
+        return run_dir, manifest
     run_dir.mkdir(parents=True, exist_ok=True)
     kept_data = _keep_data_copy(config, run_dir)
     kept_strategies = _keep_strategy_copies(config, run_dir)

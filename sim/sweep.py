@@ -345,15 +345,11 @@ def point_is_done(rows: pl.LazyFrame, rule: AdaptiveRule) -> bool:
     return metric_half_width(rows, rule.metric) <= rule.half_width
 
 
-def _point_games_done(point: SweepPoint) -> int:
+def games_done(point: SweepPoint) -> int:
+    """Games finished so far at grid point ``point`` (its finished shards)."""
     config = point.config
     done = finished_shards(Path(config.output), config.store)
     return sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
-
-
-def games_done(point: SweepPoint) -> int:
-    """Games finished so far at grid point ``point`` (its finished shards)."""
-    return _point_games_done(point)
 
 
 def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
@@ -364,7 +360,7 @@ def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
         "digest": sweep.digest, "axes": sweep.axes,
         "adaptive": sweep.adaptive.__dict__ if sweep.adaptive else None,
         "points": [{"index": p.index, "label": p.label, "values": p.values,
-                    "run_dir": f"{POINTS_DIR}/{p.label}", "games_played": _point_games_done(p),
+                    "run_dir": f"{POINTS_DIR}/{p.label}", "games_played": games_done(p),
                     "games_cap": p.config.games, "state": status.get(p.index, "pending")}
                    for p in sweep.points],
     }
@@ -410,8 +406,8 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
 
     def report(label: str) -> None:
         if progress:
-            done = sum(_point_games_done(p) for p in sweep.points)
-            budget = sum(_point_games_done(p) if status.get(p.index) in ("precise", "decided")
+            done = sum(games_done(p) for p in sweep.points)
+            budget = sum(games_done(p) if status.get(p.index) in ("precise", "decided")
                          else p.config.games for p in sweep.points)
             progress(done, min(budget, total_cap), label)
 
@@ -426,7 +422,7 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
         for point in active:
             report(point.label)
             config = point.config
-            done = _point_games_done(point)
+            done = games_done(point)
             if done >= config.games:
                 status[point.index] = "complete"
                 continue

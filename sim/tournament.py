@@ -43,6 +43,12 @@ BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
 
 
+
+def _rate(games: int, seconds: float) -> str:
+    """Games per second, with a decimal when below 10 (a slow lineup is not "0 games/s")."""
+    rate = games / max(seconds, 1e-9)
+    return f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
+
 @dataclass
 class StrategyRow:
     """One strategy's line of the tournament table."""
@@ -86,7 +92,7 @@ class TournamentResult:
             "CIs: 95%, t, from per-deal means (deals are the independent units); rating: "
             "Bradley-Terry (MM) on pairwise outcomes within games, ties half, Elo scale "
             "(400 log10 strength), mean 0, 95% interval from 1,000 deal resamples",
-            f"played in {self.seconds:.1f} s ({self.games / max(self.seconds, 1e-9):,.0f} games/s)"
+            f"played in {self.seconds:.1f} s ({_rate(self.games, self.seconds)} games/s)"
             f" with {self.workers} worker(s)",
         ]
         if self.compile_seconds:

@@ -16,7 +16,7 @@ import typer
 from sim import __version__
 from sim.cli.bench import bench
 from sim.cli.ladder import ladder
-from sim.cli.options import OneLineErrorsGroup, user_errors
+from sim.cli.options import HelpTextCommand, OneLineErrorsGroup, user_errors
 from sim.cli.play import play
 from sim.cli.report import report
 from sim.cli.run import run
@@ -58,7 +58,7 @@ def _root(
 
 
 for command_name, command in COMMANDS:
-    app.command(command_name)(user_errors(command))
+    app.command(command_name, cls=HelpTextCommand)(user_errors(command))
 
 
 def main() -> None:  # pragma: no cover - console entry point

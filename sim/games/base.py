@@ -189,6 +189,9 @@ class Game(ABC):
     # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
     played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
+    # How long a first run compiles the game's kernels on a quiet machine (e.g. "about 2
+    # minutes"), for the status line shown before it; empty: no estimate.
+    compile_time: str = ""
 
     def default_rules(self) -> dict[str, int]:
         """Every rules parameter at its default."""
@@ -281,6 +284,14 @@ class Game(ABC):
         ``shuffle`` after the deal (None: as dealt), and that hidden information. A strategy
         that sees only public information decides the same whatever ``shuffle`` is."""
         raise NotImplementedError(f"{self.name}: no hidden-information probe")
+
+    def cached_kernels(self, method: str) -> tuple:
+        """The numba dispatchers (compiled with ``cache=True``) that the method named ``method``
+        (``"play_shard"``, ``"play_one"`` or ``"final_drawings"``) compiles on a first run for a
+        lineup of built-in strategies. ``sim.compiling`` reads their on-disk cache index, without
+        compiling, to say before a long first compile that it is compiling; empty for a game
+        whose compile is not worth a word."""
+        return ()
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each lineup-specific loop variant built in this process (None

@@ -193,7 +193,8 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
     if "seed" in config:
         design += f"; master seed {config['seed']}"
     data_file = config.get("data_file")
-    data = (f"{data_file}" if data_file else f"the shipped default {game.data_help or 'data'}")
+    data = (f"{data_file}" if data_file else
+            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
     rows = [("Game", f"{game.title} ({game.name})"),
             ("Players", ", ".join(str(p) for p in player_counts)
              + f" (the game allows {game.min_players} to {game.max_players})"),

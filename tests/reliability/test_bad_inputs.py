@@ -152,7 +152,7 @@ ARG_CASES = [
     ("options", "run-store", ["run", "{config}", "--store", "cols"], "store"),
     ("options", "run-rule-no-equals", ["run", "{config}", "--rule", "removed_tiles"], "--rule"),
     ("options", "run-rule-unknown", ["run", "{config}", "--rule", "nope=1"], "nope"),
-    ("options", "run-config-is-folder", ["run", "{work}"], "config_file"),
+    ("options", "run-config-is-folder", ["run", "{work}"], "CONFIG_FILE"),
     ("options", "run-config-missing", ["run", "{work}/none.toml"], "config file not found"),
     ("options", "run-no-config", ["run"], "config file"),
     ("options", "run-players-zero", ["run", "{config}", "--players", "0"], "players"),
