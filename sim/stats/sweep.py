@@ -92,9 +92,9 @@ class SweepFolder:
 
     @property
     def output_as_configured(self) -> str:
-        """The sweep's output folder as its config named it (to write a config that plays it
-        again): what the points' recorded folders have in common when that is a relative
-        folder a config may name, else ``runs/<this folder's name>``."""
+        """The output folder for a config that plays this sweep again: ``runs/<this folder's
+        name>``, since a sweep folder keeps its points' folders relative to itself (it may
+        move); a sweep recorded before that keeps the relative folder its config named."""
         for point in self.manifest.get("points", []):
             stored = Path(str(point.get("run_dir", "")))
             label = str(point.get("label", ""))

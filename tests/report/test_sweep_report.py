@@ -133,7 +133,9 @@ def test_the_written_sweep_file_plays_the_same_sweep(sweep_run, sweep_report, tm
         os.chdir(here)
     assert again.exit_code == 0, again.output
     original = json.loads((sweep_dir / "sweep.json").read_text())
-    replayed = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    # The sweep folder keeps no path of where it was made (it may move): the written sweep file
+    # plays into runs/<the sweep folder's name>.
+    replayed = json.loads((tmp_path / "runs" / sweep_dir.name / "sweep.json").read_text())
     assert replayed["digest"] == original["digest"]
     assert [p["games_played"] for p in replayed["points"]] == \
         [p["games_played"] for p in original["points"]]
