@@ -8,7 +8,15 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from sim.cli.options import DEFAULT_GAME, DataOption, GameOption, PlayersOption, data_path
+from sim.cli.options import (
+    DEFAULT_GAME,
+    DataOption,
+    GameOption,
+    PlayersOption,
+    announce_compiling,
+    data_path,
+)
+from sim.config import MAX_SHARD_SIZE
 from sim.errors import InputError
 from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
@@ -18,7 +26,8 @@ def bench(
     players: PlayersOption = 4,
     strategy: Annotated[
         list[str] | None,
-        typer.Option("--strategy", help="Strategy in every seat (repeat to bench several; "
+        typer.Option("--strategy", metavar="<strategy>",
+                     help="Strategy in every seat (repeat to bench several; "
                                         "default: random and greedy)."),
     ] = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per measurement.")] = 20000,
@@ -36,11 +45,15 @@ def bench(
     traced = {"trace": True} if trace else {}
     if games < 1:
         raise InputError(f"--games: must be at least 1, got {games}")
+    if games > MAX_SHARD_SIZE:
+        # One measurement is one compiled call holding all its games in memory, like a shard.
+        raise InputError(f"--games: at most {MAX_SHARD_SIZE:,} per measurement, got {games:,}")
     data = chosen.load_data(data_path(tiles))
     rules = chosen.default_rules()
     names = strategy or ["random", "greedy"]
     typer.echo(f"{chosen.title}, {players} players, {games} games per strategy, one core"
                + (", score trace on" if trace else ""))
+    announce_compiling(chosen, "play_shard")
     for text in names:
         lineup = [parse_strategy(text, chosen.strategies(), "--strategy")]
         seats = np.zeros((1, players), dtype=np.int64)

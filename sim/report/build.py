@@ -56,6 +56,7 @@ class ReportResult:
     summary_parquet: Path
     findings: list[str]
     seconds: float
+    ignored_note: str | None = None  # the batch's files left out (stray or damaged), one line
 
 
 # --- number formatting -------------------------------------------------------------------------
@@ -107,6 +108,13 @@ def _toml_value(value) -> str:
     return json.dumps(str(value))  # a JSON string is a valid TOML basic string
 
 
+def reproducing_output(config: dict) -> str:
+    """The output folder of the reproducing config: the recorded one, or, for a batch whose
+    manifest keeps its output relative to itself (``.``), the default ``runs/<name>``."""
+    output = str(config.get("output", "."))
+    return output if output not in (".", "") else f"runs/{config.get('name', 'batch')}"
+
+
 def reproducing_config(manifest: dict) -> str | None:
     """The TOML config that makes ``sim run`` play the same games as the batch (the same
     fields, so the same config hash and seeds), or None when the manifest records no
@@ -120,7 +128,13 @@ def reproducing_config(manifest: dict) -> str | None:
     lineup = list(config["lineup"])
     if not config["rotate"] and len(set(lineup)) == 1:
         lineup = lineup[:1]
-    lines = [f"name = {_toml_value(config['name'])}",
+    lines = []
+    kept = dict(config.get("strategy_files") or {})
+    if kept:
+        # Strategy files are named as written; the batch keeps the code it played.
+        copies = ", ".join(f"{written} -> {copy}" for written, copy in sorted(kept.items()))
+        lines.append(f"# strategy files (the batch folder's copies): {copies}")
+    lines += [f"name = {_toml_value(config['name'])}",
              f"game = {_toml_value(config['game'])}",
              f"players = {config['players']}",
              f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
@@ -128,11 +142,13 @@ def reproducing_config(manifest: dict) -> str | None:
              f"replicates_per_deal = {config['replicates_per_deal']}",
              f"seed = {config['seed']}",
              f"shard_size = {config['shard_size']}",
-             f"output = {_toml_value(config['output'])}",
+             f"output = {_toml_value(reproducing_output(config))}",
              f"store = {_toml_value(config['store'])}"]
     if config.get("trace"):
         lines.append("trace = true")
     if config.get("data_file") and game.data_option:
+        if not Path(config["data_file"]).is_absolute():
+            lines.append("# relative to the batch folder, which keeps a copy of the data played")
         lines.append(f"{game.data_option} = {_toml_value(config['data_file'])}")
     rules = config.get("rules") or {}
     if rules:
@@ -183,7 +199,8 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
     if "seed" in config:
         design += f"; master seed {config['seed']}"
     data_file = config.get("data_file")
-    data = (f"{data_file}" if data_file else f"the shipped default {game.data_help or 'data'}")
+    data = (f"{data_file}" if data_file else
+            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
     rows = [("Game", f"{game.title} ({game.name})"),
             ("Players", ", ".join(str(p) for p in player_counts)
              + f" (the game allows {game.min_players} to {game.max_players})"),
@@ -204,7 +221,8 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
                                   "config (a synthetic batch)"))
         return [Table(("What was played", ""), tuple(rows))]
     rows.append(("Reproduce", f"sim run {CONFIG_FILE} (the config below, written beside this "
-                              f"report as {CONFIG_FILE}); then sim report {config['output']}"))
+                              f"report as {CONFIG_FILE}); then sim report "
+                              f"{reproducing_output(config)}"))
     return [Table(("What was played", ""), tuple(rows)),
             Monospace(f"{CONFIG_FILE}: the config that plays these games again", toml)]
 
@@ -668,4 +686,5 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
         buffer)
     write_bytes_atomic(parquet_path, buffer.getvalue())
     return ReportResult(html=html_path, markdown=markdown_path, summary_parquet=parquet_path,
-                        findings=findings, seconds=time.perf_counter() - start)
+                        findings=findings, seconds=time.perf_counter() - start,
+                        ignored_note=batch.ignored_note)

@@ -125,9 +125,11 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
         notes.append("This batch kept the summary store (score histograms), so head-to-head "
                      "results, the deal's share of the variance and the sections particular to the "
                      "game need a batch run with the rows store.")
-    if batch.status != "complete":
+    if batch.ignored_note:
+        notes.append(f"Files left out of this report: {batch.ignored_note}.")
+    if batch.status != "complete" or len(batch.shard_files) < batch.manifest["shards_total"]:
         notes.append(f"The batch is {batch.status}: {len(batch.shard_files)} of "
-                     f"{batch.manifest.get('shards_total', '?')} shards are finished and reported.")
+                     f"{batch.manifest['shards_total']} shards are finished and reported.")
 
     step("score distributions")
     histogram = score_histogram(batch, rows)

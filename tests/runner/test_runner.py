@@ -192,9 +192,11 @@ def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
     assert "--resume" in stderr
     manifest = read_manifest(run_dir)
     assert manifest["status"] == "interrupted"
-    kept = sorted(shards.glob("shard-*.parquet"))
-    assert len(kept) >= 4 and manifest["shards_done"] == sorted(
-        int(p.stem.split("-")[1]) for p in kept)
+    kept = {int(p.stem.split("-")[1]) for p in shards.glob("shard-*.parquet")}
+    done = set(manifest["shards_done"])
+    # The parent writes one shard at a time: at most the one it was writing when stopped is on
+    # disk without being recorded (it does not count, and the resume plays it again).
+    assert len(kept) >= 4 and done <= kept and len(kept - done) <= 1
     result = subprocess.run([sys.executable, "-m", "sim", "run", "--resume", str(run_dir),
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -36,7 +36,14 @@ from sim.games.harmonies.tables import EngineTables, build_tables
 from sim.games.strategy import KIND_BUILTIN
 from sim.loops.harmonies.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
 from sim.loops.harmonies.driver import play_recorded_game
-from sim.loops.harmonies.loop import compiled_variant, play_game, play_games, variants
+from sim.loops.harmonies.loop import (
+    compiled_variant,
+    play_game,
+    play_games,
+    play_games_kernel,
+    play_turn,
+    variants,
+)
 from sim.seeding import single_game_seeds
 from strategies.harmonies import REGISTRY
 
@@ -79,6 +86,7 @@ class Harmonies(Game):
     position_help = "a Harmonies board"
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
+    compile_time = "about 2 minutes"
     supports_trace = True
     trace_step = "round"
     length_column = "turns"
@@ -151,6 +159,10 @@ class Harmonies(Game):
                 ids[row] = USER_POLICY_BASE + user_turns.index(turn)
         variant = compiled_variant(user_turns) if user_turns else None
         return ids, rows, variant
+
+    def cached_kernels(self, method: str) -> tuple:
+        """``play_one`` runs the turn kernel from Python; the others the shard kernel."""
+        return (play_turn,) if method == "play_one" else (play_games_kernel,)
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""

@@ -18,6 +18,7 @@ from strategies.legendary_forests.baseline import (
     random_placement,
     random_tree,
 )
+from strategies.legendary_forests.expert import expert_placement, expert_tree
 from strategies.legendary_forests.planner import denier_tree, planner_placement, planner_tree
 from strategies.legendary_forests.rollout import rollout_placement, rollout_tree
 from strategies.legendary_forests.shapers import (
@@ -34,8 +35,9 @@ CLOSER = 3
 PLANNER = 4
 DENIER = 5
 ROLLOUT = 6
+EXPERT = 7
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
-              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT}
+              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT}
 PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see kernel.compiled_variant)
 
@@ -64,6 +66,9 @@ def choose_placement(policy, params, tiles, table, player, tile, move_cells, mov
     if policy == ROLLOUT:
         return rollout_placement(tiles, table, player, tile, move_cells, move_rotations,
                                  move_count, rng, scratch, preview, params[0], params[1])
+    if policy == EXPERT:
+        return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                                move_count, rng, scratch, preview)
     return random_placement(move_count, rng)
 
 
@@ -88,4 +93,7 @@ def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zon
     if policy == ROLLOUT:
         return rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
                             params[0], params[1])
+    if policy == EXPERT:
+        return expert_tree(params, tiles, table, player, choice_colours, choice_zones,
+                           choice_count, rng)
     return random_tree(choice_count, rng)

@@ -41,6 +41,7 @@ from sim.loops.legendary_forests.loop import (
     compiled_variant,
     new_work,
     play_game,
+    play_games,
     run_shard,
     variants,
 )
@@ -76,6 +77,7 @@ class LegendaryForests(Game):
     position_help = "a Legendary Forests planet"
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
+    compile_time = "about a minute"
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
@@ -116,6 +118,11 @@ class LegendaryForests(Game):
         if KIND_COMPILED in kinds:
             return KIND_COMPILED
         return KIND_BUILTIN
+
+    def cached_kernels(self, method: str) -> tuple:
+        """``play_shard`` runs the shard kernel; one game (``play_one``, ``final_drawings``)
+        the game kernel."""
+        return (play_games,) if method == "play_shard" else (play_game,)
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
