@@ -23,7 +23,7 @@ from sim.report.numbers import (
 )
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
-from sim.stats.cards import MIN_TAKES
+from sim.stats.cards import CARD_MARGIN, MIN_TAKES, settings_comparison
 
 STRONG, WEAK, OTHER = "#e08214", "#5e3c99", "#9ab7d3"
 VERDICT_COLOURS = {"strong": STRONG, "weak": WEAK}
@@ -428,3 +428,27 @@ def settings_blocks(game, tables: dict[str, pl.DataFrame]) -> list[Block]:
         blocks.append(Heading(f"{_plural(spec.noun).capitalize()} under each rules setting", 3))
         blocks += _settings_blocks(table, spec.noun, game)
     return blocks
+
+
+def sweep_card_blocks(sweep, game, margin: float = CARD_MARGIN) -> list[Block]:
+    """The sweep report's comparison of the cards under each rules setting of its grid (e.g.
+    side A against side B): nothing for a game without cards or a sweep without such an axis."""
+    from sim.errors import InputError
+    from sim.stats.sweep import sweep_rows
+
+    if game.card_columns() is None and game.draft_columns() is None:
+        return []
+    try:
+        rows = sweep_rows(sweep)
+    except InputError:
+        return []
+    tables = settings_comparison(rows, game.card_columns(), game.draft_columns(),
+                                 tuple(p.name for p in game.rules_parameters), margin)
+    blocks = settings_blocks(game, tables)
+    if not blocks:
+        return []
+    return [Heading("Cards under each rules setting"),
+            Paragraph("What each card adds to its holder (and each card kept to its keeper, "
+                      "against the average one) under each rules setting of the grid, every "
+                      "setting against the first, per player count; the models are the batch "
+                      "report's (its card sections).")] + blocks

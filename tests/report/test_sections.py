@@ -82,3 +82,31 @@ def test_an_untraced_batch_says_what_the_unfolding_needs(forest_dir, tmp_path):
     markdown = build_report(forest_dir, tmp_path).markdown.read_text()
     assert "## How games unfold" not in markdown
     assert "needs the score trace: run the batch with --trace" in markdown
+
+
+def test_a_sweep_over_the_board_side_compares_the_cards_side_by_side(tmp_path):
+    from dataclasses import replace
+
+    from sim.report.cards import sweep_card_blocks
+    from sim.report.document import Heading, Table
+    from sim.stats.sweep import SweepFolder, SweepPointFolder
+
+    points = []
+    for index, (side, extra) in enumerate(((0, {7: 6.0}), (1, {}))):
+        design = replace(CARDS, deals=200, card_extra=extra, draft_extra={}, seed=20 + index)
+        rows = generate_card_rows(design, HARMONIES.card_columns(), HARMONIES.draft_columns())
+        rows = rows.with_columns(side=pl.lit(side, dtype=pl.Int16),
+                                 spirits=pl.lit(1, dtype=pl.Int16))
+        run_dir = tmp_path / f"side={side}"
+        write_synthetic_batch(run_dir, SyntheticDesign(name=f"side-{side}", game="harmonies",
+                                                       players=4, deals=200,
+                                                       games_per_shard=100), rows)
+        points.append(SweepPointFolder(index, f"side={side}", {"side": side}, "complete", 200,
+                                       run_dir))
+    sweep = SweepFolder(tmp_path, {}, "sides", {"side": [0, 1]}, None, tuple(points), "x")
+    blocks = sweep_card_blocks(sweep, HARMONIES)
+    assert Heading("Cards under each rules setting") in blocks
+    tables = [block for block in blocks if isinstance(block, Table)]
+    assert tables[0].header == ("Card", "side A", "side B", "Difference (95% CI)")
+    assert tables[0].rows[-1][0] == "7"  # sorted by difference: card 7 lost the most on B
+    assert sweep_card_blocks(sweep, get_game("legendary-forests")) == []
