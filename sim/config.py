@@ -48,6 +48,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "shard_size": (int, "games per shard (one compiled call, one Parquet file)"),
     "output": (str, "output folder of the batch (relative to the current directory)"),
     "store": (str, "rows (one row per player per game) or summary (aggregates only)"),
+    "trace": (bool, "rows store: also keep every seat's score after each round (score_trace)"),
     "rules": (dict, "rules parameters of the game"),
 }
 
@@ -79,6 +80,7 @@ class BatchConfig:
     # Strategy files of the lineup: the path as the user wrote it in a label -> where the code
     # is loaded from (absolute in a loaded config; in a manifest, the batch's own copy).
     strategy_files: dict[str, str] = field(default_factory=dict)
+    trace: bool = False  # rows store: every seat's score after each round (``score_trace``)
 
     def to_json(self) -> dict[str, Any]:
         """The config as a plain dict (what the manifest stores)."""
@@ -115,7 +117,8 @@ def data_fields() -> set[str]:
 
 
 def _type_name(expected) -> str:
-    names = {int: "an integer", str: "a string", list: "an array", dict: "a table"}
+    names = {int: "an integer", str: "a string", list: "an array", dict: "a table",
+             bool: "true or false"}
     if isinstance(expected, tuple):
         return " or ".join(names[t] for t in expected)
     return names[expected]
@@ -316,6 +319,14 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
+    trace = _check_type(merged.get("trace", False), bool, source, "trace")
+    if trace:
+        where = "--trace" if "trace" in overrides else f"{source}: field 'trace'"
+        if store != "rows":
+            raise InputError(f"{where}: the score trace needs the rows store (store = \"rows\"), "
+                             f"not '{store}'")
+        if not game.supports_trace:
+            raise InputError(f"{where}: {game.name} does not record a score trace")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
     if "name" not in overrides:  # sweep points name themselves from their grid values
         check_name(name, f"{source}: field 'name'")
@@ -325,7 +336,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
-        strategy_files=strategy_files,
+        strategy_files=strategy_files, trace=trace,
     )
 
 

@@ -112,8 +112,10 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     game_ids, deal_ids, replicates, seat_lineup = game_design(config, task.first_game, task.games)
     deals = deal_seeds(config.seed, deal_ids)
     strategies = strategy_seeds(config.seed, deal_ids, replicates)
+    # Only a traced batch passes ``trace``: a game without the trace never sees the option.
+    traced = {"trace": True} if config.trace else {}
     columns = game.play_shard(task.data, config.players, config.rules, specs, seat_lineup,
-                              deals, strategies)
+                              deals, strategies, **traced)
     players = config.players
     labels = np.array(config.lineup, dtype=object)
     common = {
@@ -231,6 +233,7 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
         "output": (str, None), "store": (str, None), "rules": (dict, None),
         "data_file": ((str, type(None)), None), "data_digest": (str, None), "tags": (dict, None),
         "strategy_files": (dict, None),
+        "trace": (bool, None),
     }
     known = {f.name for f in fields(BatchConfig)}
     for name in stored:
@@ -239,6 +242,7 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
     values = dict(stored)
     values.setdefault("tags", {})
     values.setdefault("strategy_files", {})
+    values.setdefault("trace", False)  # batches written before the score trace existed
     for name, (kind, minimum) in expected.items():
         if name not in values:
             if name in ("data_file", "data_digest"):

@@ -33,10 +33,16 @@ def bench(
     games: Annotated[int, typer.Option("--games", "-n", help="Games per measurement.")] = 20000,
     tiles: DataOption = None,
     game: GameOption = DEFAULT_GAME,
+    trace: Annotated[bool, typer.Option("--trace", help="Also record the score trace (every "
+                                                        "seat's score after each round).")]
+    = False,
 ) -> None:
     """Measure games per second on one core (compile or cache-load time reported apart)."""
     chosen = get_game(game)
     chosen.check_players(players, "--players")
+    if trace and not chosen.supports_trace:
+        raise InputError(f"--trace: {chosen.name} does not record a score trace")
+    traced = {"trace": True} if trace else {}
     if games < 1:
         raise InputError(f"--games: must be at least 1, got {games}")
     if games > MAX_SHARD_SIZE:
@@ -45,19 +51,21 @@ def bench(
     data = chosen.load_data(data_path(tiles))
     rules = chosen.default_rules()
     names = strategy or ["random", "greedy"]
-    typer.echo(f"{chosen.title}, {players} players, {games} games per strategy, one core")
+    typer.echo(f"{chosen.title}, {players} players, {games} games per strategy, one core"
+               + (", score trace on" if trace else ""))
     announce_compiling(chosen, "play_shard")
     for text in names:
         lineup = [parse_strategy(text, chosen.strategies(), "--strategy")]
         seats = np.zeros((1, players), dtype=np.int64)
         start = time.perf_counter()
         chosen.play_shard(data, players, rules, lineup, seats,
-                          np.zeros(1, np.uint64), np.zeros(1, np.uint64))
+                          np.zeros(1, np.uint64), np.zeros(1, np.uint64), **traced)
         warmup = time.perf_counter() - start
         seats = np.zeros((games, players), dtype=np.int64)
         deal = np.arange(games, dtype=np.uint64)
         start = time.perf_counter()
-        chosen.play_shard(data, players, rules, lineup, seats, deal, deal + np.uint64(1 << 40))
+        chosen.play_shard(data, players, rules, lineup, seats, deal, deal + np.uint64(1 << 40),
+                          **traced)
         elapsed = time.perf_counter() - start
         typer.echo(f"  {lineup[0].label():24s} {games / elapsed:10,.0f} games/s "
                    f"({elapsed:.2f} s; compile/cache load {warmup:.2f} s)")

@@ -27,6 +27,12 @@ def report(
                            help="For a sweep: also write every grid point's batch report (in "
                                 "points/ of the report folder, linked from the sweep report).")
     ] = True,
+    card_margin: Annotated[
+        float, typer.Option(help="Card margin in points: a card (or a card kept, e.g. a nature "
+                                 "spirit) is fair when its gap to the average card is shown "
+                                 "(simultaneous 95% intervals) to lie within it, too strong or "
+                                 "too weak when shown beyond it, undecided otherwise.",
+                            min=0.0, max=100.0)] = 2.0,
 ) -> None:
     """Turn a batch or a sweep into a balance report (HTML, Markdown and Parquet).
 
@@ -73,7 +79,8 @@ def report(
         typer.echo(str(result.html))
         return
     result = build_report(run_dir, out, progress=step,
-                          fair_margin=(fair_margin if fair_margin is not None else 2.0) / 100.0)
+                          fair_margin=(fair_margin if fair_margin is not None else 2.0) / 100.0,
+                          card_margin=card_margin)
     if result.ignored_note:
         # Even with --quiet: a report that leaves files out says so.
         typer.echo(f"warning: {run_dir}: {result.ignored_note}", err=True)

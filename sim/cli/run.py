@@ -62,6 +62,11 @@ def run(
     store: Annotated[
         str | None, typer.Option(help="Override: rows (every row) or summary (aggregates).")
     ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Also keep every seat's score after each round "
+                                           "(score_trace; rows store; bigger files) for the "
+                                           "report's 'how games unfold'.")
+    ] = False,
     workers: Annotated[
         int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     backend: Annotated[
@@ -79,7 +84,7 @@ def run(
     overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
                  "seed": seed, "players": players, "shard_size": shard_size,
                  "output": str(out) if out else None, "store": store,
-                 "data_file": str(tiles) if tiles else None}
+                 "data_file": str(tiles) if tiles else None, "trace": True if trace else None}
     if strategy:
         overrides["strategies"] = list(strategy)
     if pool:

@@ -41,6 +41,9 @@ def sweep(
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Also keep every seat's score after "
+                                                        "each round (score_trace) at every "
+                                                        "point.")] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
@@ -53,7 +56,7 @@ def sweep(
     Ends with a table of every grid point: games, why it stopped, mean score, win rates, seat
     spread with the fairness verdict and shared wins, each with its 95% interval."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
-                 "shard_size": shard_size}
+                 "shard_size": shard_size, "trace": True if trace else None}
     if config_file.is_dir():
         if not resume:
             raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "

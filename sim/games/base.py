@@ -157,6 +157,35 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+@dataclass(frozen=True)
+class CardColumns:
+    """Where a game's rows keep the cards each player took from a face-up offer (for the
+    report's card balance). Every field but the nouns names a list column of the rows store
+    with one entry per card taken, in the order taken."""
+
+    noun: str  # what a card is called, e.g. "animal card"
+    cards: str  # card ids
+    rounds: str  # round (0-based) in which each was taken
+    offers: str  # list of lists: the card ids face up when it was taken (itself among them)
+    completed: str  # bool: finished (every cube placed, every goal met)
+    points: str  # points the card gave its holder
+    progress: str = ""  # what was placed on each card (e.g. cubes), "" when nothing is
+    progress_noun: str = ""  # e.g. "cube"
+
+
+@dataclass(frozen=True)
+class DraftColumns:
+    """Where a game's rows keep a card dealt face down and chosen from (e.g. one of two bonus
+    cards kept), for the report's draft-card balance."""
+
+    noun: str  # e.g. "nature spirit"
+    dealt: str  # array column: the card ids a player was dealt
+    kept: str  # the card id kept (0 when the player kept none)
+    bonus: str  # points the kept card gave
+    # The rules parameter that turns the cards on (its rows with 0 have none), "" when always on.
+    enabled_by: str = ""
+
+
 @dataclass
 class PlayedGame:
     """One game played for ``sim play``: the text to print and the JSON document to save."""
@@ -192,6 +221,20 @@ class Game(ABC):
     # How long a first run compiles the game's kernels on a quiet machine (e.g. "about 2
     # minutes"), for the status line shown before it; empty: no estimate.
     compile_time: str = ""
+    # True when ``play_shard(..., trace=True)`` adds the ``score_trace`` column
+    # (``sim.games.columns.TRACE_COLUMN``): every seat's score after each ``trace_step``.
+    supports_trace: bool = False
+    trace_step: str = "round"  # what one step of the trace is called ("round", "turn")
+    # A column with the turns each player played, when games vary in length ("" when fixed).
+    length_column: str = ""
+
+    def card_columns(self) -> CardColumns | None:
+        """The columns of the cards taken from a face-up offer, or None for a game without."""
+        return None
+
+    def draft_columns(self) -> DraftColumns | None:
+        """The columns of the cards dealt and kept, or None for a game without."""
+        return None
 
     def default_rules(self) -> dict[str, int]:
         """Every rules parameter at its default."""
@@ -237,6 +280,8 @@ class Game(ABC):
 
         Returns columns with one row per (game, seat), game-major: at least ``seat``,
         ``score``, ``rank`` and ``win``; the runner adds ids, seeds and the strategy names.
+        A game with ``supports_trace`` also takes ``trace=False``; with ``trace=True`` it adds
+        the ``score_trace`` list column.
         """
 
     @abstractmethod

@@ -26,6 +26,7 @@ from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
 from sim.report.build import FIGURE_DIR, IDENTITY_FILE, _lineup_text, _toml_value, build_report
+from sim.report.cards import sweep_card_blocks
 from sim.report.document import (
     Block,
     Bullets,
@@ -663,6 +664,7 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
               + _stopping_blocks(results) + _score_blocks(results, figures)
               + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
               + _tie_blocks(results, figures) + _game_column_blocks(results)
+              + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game))
               + _point_report_blocks(results, written) + _notes_blocks(results))
     for block in extra_blocks:
         if isinstance(block, Figure):
