@@ -334,7 +334,7 @@ def seat_verdict(rows: pl.LazyFrame, fair_margin: float) -> str:
              .with_columns(pl.col("seat").cast(pl.Int64)).sort(["seat", "cluster"]).collect())
     if units["seat"].n_unique() < 2:
         return "fair"
-    _, _, win, _, _, _ = seat_gap_family(units)
+    win = seat_gap_family(units).win
     return equivalence_verdict(win.low, win.high, fair_margin)
 
 

@@ -47,8 +47,9 @@ import polars as pl
 
 from sim.errors import InputError
 from sim.files import write_text_atomic
-from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
+from sim.stats.clustered import grouped_ratio_intervals
 from sim.stats.seats import FAIR_MARGIN, equivalence_verdict, seat_gap_family
+from sim.stats.strategies import pair_outcomes
 from sim.stats.sweep import spread_interval
 from sim.stats.units import win_units
 
@@ -116,17 +117,12 @@ def tune_trees_document(players: list[int], supplies: list[int], strongest: str,
 def _skill_units(rows: pl.LazyFrame, strongest: str) -> pl.DataFrame:
     """Per (players, supply, game): the share of (strongest, greedy) seat pairs in which the
     strongest finished ahead (ties half), with the game's deal as its cluster."""
-    keys = ["players", SUPPLY, "game_id"]
-    strong = rows.filter(pl.col("strategy") == strongest).select(
-        *keys, "deal_id", strong_score="score")
-    weak = rows.filter(pl.col("strategy") == BASELINE).select(*keys, weak_score="score")
-    return (strong.join(weak, on=keys)
-            .with_columns(ahead=pl.when(pl.col("strong_score") > pl.col("weak_score")).then(1.0)
-                          .when(pl.col("strong_score") == pl.col("weak_score")).then(0.5)
-                          .otherwise(0.0))
-            .group_by(*keys, "deal_id").agg(pl.col("ahead").mean())
+    keys = ["players", SUPPLY]
+    return (pair_outcomes(rows, keys)
+            .filter((pl.col("strategy") == strongest) & (pl.col("opponent") == BASELINE))
+            .drop("strategy", "opponent")
             .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
-            .rename({"deal_id": "cluster"}).sort([*keys]).collect())
+            .rename({"deal_id": "cluster"}).sort([*keys, "game_id"]).collect())
 
 
 def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
@@ -170,11 +166,8 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     for (players, supply), units in sorted(seat_units.partition_by(keys, as_dict=True).items()):
         record: dict[str, Any] = {"players": players, SUPPLY: supply}
         if players >= 2:
-            seats, pairs, win, _, wald, _ = seat_gap_family(units)
-            totals = units.group_by("seat").agg(pl.col("win_units").sum(),
-                                                pl.col("player_games").sum()).sort("seat")
-            rates = (totals["win_units"].to_numpy() / WIN_SCALE
-                     / totals["player_games"].to_numpy())
+            family = seat_gap_family(units)
+            win, wald, rates = family.win, family.wald, family.win_rates
             best, worst = int(np.argmax(rates)), int(np.argmin(rates))
             # The spread cannot be negative: its interval comes from every pair's
             # simultaneous interval (see sim.stats.sweep.spread_interval).

@@ -51,7 +51,8 @@ def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
         if not row["win_rate_fixed"]:
             se = _half_to_se(row["win_rate_low"], row["win_rate_high"], clusters)
             found[f"win rate: {label}"] = (row["win_rate"], float(se))
-    seats, pairs, win, score, _, _ = seat_gap_family(units)
+    family = seat_gap_family(units)
+    seats, pairs, win, score = family.seats, family.pairs, family.win, family.score
     for k, (i, j) in enumerate(pairs):
         pair = f"seat {seats[i] + 1} - seat {seats[j] + 1}"
         found[f"win-rate gap: {pair}"] = (win.estimates[k], win.standard_errors[k])

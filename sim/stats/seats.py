@@ -11,11 +11,15 @@ Seats are 0-based here and in Parquet (seat 0 plays first); texts a person reads
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
 from sim.stats.clustered import (
     WIN_SCALE,
+    ContrastIntervals,
+    WaldTest,
     cluster_matrix,
     contrast_intervals,
     equal_means_test,
@@ -86,18 +90,36 @@ def equivalence_verdict(low, high, margin: float) -> str:
     return "undecided"
 
 
-def seat_gap_family(units: pl.DataFrame, confidence: float = 0.95):
-    """For one (players, rules): the seats, the seat pairs and the simultaneous intervals of
-    every pairwise gap in win rate and in mean score, plus the Wald test of equal win rates.
+@dataclass(frozen=True)
+class SeatGaps:
+    """One (players, rules)'s seats compared: each seat's win rate and mean score (point
+    estimates), every pairwise gap with simultaneous intervals, and the Wald test of equal win
+    rates."""
 
-    Returns (seats, pairs, win ContrastIntervals, score ContrastIntervals, WaldTest, clusters).
-    """
+    seats: list
+    pairs: list[tuple[int, int]]
+    win_rates: np.ndarray
+    mean_scores: np.ndarray
+    win: ContrastIntervals
+    score: ContrastIntervals
+    wald: WaldTest
+    clusters: int
+
+
+def seat_gap_family(units: pl.DataFrame, confidence: float = 0.95) -> SeatGaps:
+    """For one (players, rules): the seats, the seat pairs and the simultaneous intervals of
+    every pairwise gap in win rate and in mean score, plus the Wald test of equal win rates."""
     seats, sums = cluster_matrix(units, "seat", ("win_units", "score_sum", "player_games"))
     win = ratio_means(sums["win_units"] / WIN_SCALE, sums["player_games"])
     score = ratio_means(sums["score_sum"], sums["player_games"])
     matrix, pairs = pairwise_contrasts(len(seats))
-    return (seats, pairs, contrast_intervals(win, matrix, confidence),
-            contrast_intervals(score, matrix, confidence), equal_means_test(win), win.clusters)
+    # The sums are of integers, so these point estimates are exact whatever the cluster order.
+    games = sums["player_games"].sum(axis=0)
+    return SeatGaps(seats, pairs, sums["win_units"].sum(axis=0) / WIN_SCALE / games,
+                    sums["score_sum"].sum(axis=0) / games,
+                    contrast_intervals(win, matrix, confidence),
+                    contrast_intervals(score, matrix, confidence), equal_means_test(win),
+                    win.clusters)
 
 
 def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "deal",
@@ -119,13 +141,15 @@ def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "d
         games = int(panel_units.filter(pl.col("seat") == 0)["player_games"].sum())
         balanced = bool(balance.filter((pl.col("players") == players)
                                        & (pl.col("rules") == rules))["balanced"][0])
-        seats, pairs, win, score, wald, clusters = seat_gap_family(panel_units, confidence)
+        family = seat_gap_family(panel_units, confidence)
+        seats, pairs, win, score = family.seats, family.pairs, family.win, family.score
+        wald, clusters = family.wald, family.clusters
         if len(seats) < 2:  # solo games: no seat to compare with
             tests.append({"players": players, "rules": rules, "games": games,
                           "clusters": clusters, "balanced": balanced,
                           "gap_method": "one seat", "fair_margin": fair_margin})
             continue
-        rates, means = _seat_values(panel_units, seats)
+        rates, means = family.win_rates, family.mean_scores
         best, worst = int(np.argmax(rates)), int(np.argmin(rates))
         high, low = int(np.argmax(means)), int(np.argmin(means))
         win_row, win_sign = _pair_row(pairs, best, worst)
@@ -160,17 +184,6 @@ def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "d
         })
     return (pl.DataFrame(tests, schema=SEAT_TEST_SCHEMA),
             pl.DataFrame(gaps, schema=SEAT_GAP_SCHEMA))
-
-
-def _seat_values(units: pl.DataFrame, seats: list) -> tuple[np.ndarray, np.ndarray]:
-    """Win rate and mean score of each of ``seats`` (point estimates)."""
-    totals = units.group_by("seat").agg(pl.col("win_units").sum(), pl.col("score_sum").sum(),
-                                        pl.col("player_games").sum())
-    order = {seat: i for i, seat in enumerate(seats)}
-    totals = totals.sort(pl.col("seat").replace_strict(order))
-    games = totals["player_games"].to_numpy().astype(float)
-    return (totals["win_units"].to_numpy() / WIN_SCALE / games,
-            totals["score_sum"].to_numpy() / games)
 
 
 def _pair_row(pairs: list[tuple[int, int]], first: int, second: int) -> tuple[int, float]:

@@ -17,26 +17,38 @@ from sim.stats.clustered import (
 PANEL = ["players", "rules"]
 
 
+def pair_outcomes(rows: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per game and (strategy, opponent) of two different strategies seated in it: the share of
+    their seat pairs in which the strategy's seat finished ahead of the opponent's (a tie counts
+    one half; tied seats share a rank).
+
+    ``rows`` holds one row per player-game with ``game_id``, ``deal_id``, ``keys``, ``strategy``
+    and ``rank``; games are told apart by ``game_id`` within ``keys``. The result has
+    ``game_id``, ``deal_id``, ``keys``, ``strategy``, ``opponent`` and ``ahead``.
+    """
+    game = ["game_id", *keys]
+    seats = (rows.select("game_id", "deal_id", *keys, "strategy", "rank")
+             .filter(pl.col("strategy").n_unique().over(game) > 1))
+    pairs = (seats.join(seats.select(*game, pl.col("strategy").alias("opponent"),
+                                     pl.col("rank").alias("opponent_rank")), on=game)
+             .filter(pl.col("strategy") != pl.col("opponent"))
+             .with_columns(ahead=(pl.col("rank") < pl.col("opponent_rank")).cast(pl.Float64)
+                           + 0.5 * (pl.col("rank") == pl.col("opponent_rank")).cast(pl.Float64)))
+    return pairs.group_by([*game, "deal_id", "strategy", "opponent"]).agg(pl.col("ahead").mean())
+
+
 def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules, strategy, opponent): how often a seat of ``strategy`` finishes ahead
     of a seat of ``opponent`` in games where both play (a tie counts one half).
 
     Within a game every pair of seats of the two strategies is compared and the outcomes
-    averaged into one value per game. The rate is the mean over games; its interval is
-    cluster-robust over deals (the replays of a deal share it), t on deals - 1 degrees of
-    freedom. Empty when no game mixes strategies.
+    averaged into one value per game (``pair_outcomes``). The rate is the mean over games; its
+    interval is cluster-robust over deals (the replays of a deal share it), t on deals - 1
+    degrees of freedom. Empty when no game mixes strategies.
     """
-    seats = (rows.select("game_id", "deal_id", *PANEL, "strategy", "rank")
-             .filter(pl.col("strategy").n_unique().over("game_id") > 1))
-    pairs = (seats.join(seats.select("game_id", pl.col("strategy").alias("opponent"),
-                                     pl.col("rank").alias("opponent_rank")), on="game_id")
-             .filter(pl.col("strategy") != pl.col("opponent"))
-             .with_columns(ahead=(pl.col("rank") < pl.col("opponent_rank")).cast(pl.Float64)
-                           + 0.5 * (pl.col("rank") == pl.col("opponent_rank")).cast(pl.Float64)))
     # Pair outcomes per game are multiples of 1/(2 * pairs); sums of them over a deal are
     # formed in a fixed order below, so the result does not depend on threads.
-    per_game = (pairs.group_by(["game_id", "deal_id", *PANEL, "strategy", "opponent"])
-                .agg(pl.col("ahead").mean())
+    per_game = (pair_outcomes(rows, PANEL)
                 .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
                 .rename({"deal_id": "cluster"})
                 .sort(["players", "rules", "strategy", "opponent", "cluster", "game_id"])
