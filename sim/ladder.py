@@ -16,7 +16,6 @@ say so.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -234,39 +233,29 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
 
 def ladder_plot(result: LadderResult) -> bytes:
     """PNG: each strategy's rating with its 95% interval, weakest at the bottom, by tier."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sim.report.plots import STYLE
+    from sim.report.plots import png_bytes, styled_figure
 
     colours = ["#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b"]
-    with plt.rc_context(STYLE):
-        figure, axis = plt.subplots()
-        try:
-            for index, row in enumerate(result.rows):
-                colour = colours[row.tier % len(colours)]
-                axis.errorbar([row.rating], [index],
-                              xerr=[[row.rating - row.rating_low], [row.rating_high - row.rating]],
-                              fmt="o", color=colour, capsize=4)
-            axis.set_yticks(range(len(result.rows)))
-            axis.set_yticklabels([f"{row.label} ({row.score_mean:.1f})" + (" *" if row.slow
-                                                                           else "")
-                                  for row in result.rows])
-            axis.set_xlabel("Bradley-Terry rating, Elo scale (95% interval)")
-            axis.set_title(f"{result.game_title} skill ladder, {result.players} players "
-                           f"(mean score in brackets)")
-            handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours[t % 6],
-                                  label=f"tier {t + 1}" + (
-                                      f" ({TIER_NAMES[0]})" if t == 0 and result.tiers > 1 else
-                                      f" ({TIER_NAMES[2]})" if t == result.tiers - 1
-                                      and result.tiers > 1 else ""))
-                       for t in range(result.tiers)]
-            axis.legend(handles=handles, loc="upper left")
-            buffer = io.BytesIO()
-            figure.tight_layout()
-            figure.savefig(buffer, format="png")
-            return buffer.getvalue()
-        finally:
-            plt.close(figure)
+    with styled_figure(1) as (figure, (axis,)):
+        for index, row in enumerate(result.rows):
+            colour = colours[row.tier % len(colours)]
+            axis.errorbar([row.rating], [index],
+                          xerr=[[row.rating - row.rating_low], [row.rating_high - row.rating]],
+                          fmt="o", color=colour, capsize=4)
+        axis.set_yticks(range(len(result.rows)))
+        axis.set_yticklabels([f"{row.label} ({row.score_mean:.1f})" + (" *" if row.slow
+                                                                       else "")
+                              for row in result.rows])
+        axis.set_xlabel("Bradley-Terry rating, Elo scale (95% interval)")
+        axis.set_title(f"{result.game_title} skill ladder, {result.players} players "
+                       f"(mean score in brackets)")
+        handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours[t % 6],
+                              label=f"tier {t + 1}" + (
+                                  f" ({TIER_NAMES[0]})" if t == 0 and result.tiers > 1 else
+                                  f" ({TIER_NAMES[2]})" if t == result.tiers - 1
+                                  and result.tiers > 1 else ""))
+                   for t in range(result.tiers)]
+        axis.legend(handles=handles, loc="upper left")
+        return png_bytes(figure)

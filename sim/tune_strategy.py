@@ -706,41 +706,27 @@ def report_markdown(result: TuneResult) -> str:
 
 def progress_curve(result: TuneResult) -> bytes:
     """PNG: every trial's value with its interval, the running best, the start's level."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import io
-
-    import matplotlib.pyplot as plt
-
-    from sim.report.plots import NEUTRAL, STYLE
+    from sim.report.plots import NEUTRAL, png_bytes, styled_figure
 
     records = result.trials
     numbers = np.array([r.number for r in records])
     values = np.array([r.value for r in records])
     low = np.array([r.low for r in records])
     high = np.array([r.high for r in records])
-    with plt.rc_context(STYLE):
-        figure, axis = plt.subplots()
-        try:
-            axis.errorbar(numbers, values, yerr=[values - low, high - values], fmt="o",
-                          color=NEUTRAL, alpha=0.6, capsize=2, label="trial (95% CI)")
-            axis.step(numbers, np.maximum.accumulate(values), where="post", color="#d62728",
-                      label="best so far")
-            start = next((r.value for r in records if r.number == 0), None)
-            if start is not None:
-                axis.axhline(start, color="#7f7f7f", linestyle="--", label="start (trial 0)")
-            axis.set_xlabel("trial")
-            axis.set_ylabel(result.settings.objective)
-            axis.set_title(f"Tuning {result.settings.strategy}: {result.settings.objective} "
-                           f"per trial")
-            axis.legend(loc="lower right")
-            buffer = io.BytesIO()
-            figure.tight_layout()
-            figure.savefig(buffer, format="png")
-            return buffer.getvalue()
-        finally:
-            plt.close(figure)
+    with styled_figure(1) as (figure, (axis,)):
+        axis.errorbar(numbers, values, yerr=[values - low, high - values], fmt="o",
+                      color=NEUTRAL, alpha=0.6, capsize=2, label="trial (95% CI)")
+        axis.step(numbers, np.maximum.accumulate(values), where="post", color="#d62728",
+                  label="best so far")
+        start = next((r.value for r in records if r.number == 0), None)
+        if start is not None:
+            axis.axhline(start, color="#7f7f7f", linestyle="--", label="start (trial 0)")
+        axis.set_xlabel("trial")
+        axis.set_ylabel(result.settings.objective)
+        axis.set_title(f"Tuning {result.settings.strategy}: {result.settings.objective} "
+                       f"per trial")
+        axis.legend(loc="lower right")
+        return png_bytes(figure)
 
 
 def write_outputs(result: TuneResult) -> None:

@@ -606,21 +606,30 @@ def batch_identity(batch) -> dict:
             "data_digest": str(manifest.get("data_digest", ""))}
 
 
+def refuse_other_owner(out_dir: Path, identity: dict, record_name: str, kind: str) -> bool:
+    """Whether ``out_dir`` holds the report of ``identity`` (its record file ``record_name`` says
+    so); raise ``InputError`` when the record names another ``kind`` (batch or sweep) or cannot
+    be read; False when there is no record."""
+    recorded_path = out_dir / record_name
+    if not recorded_path.is_file():
+        return False
+    try:
+        recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = None
+    if recorded == identity:
+        return True
+    other = (f"{kind} '{recorded.get('name')}' from {recorded.get('output')}"
+             if isinstance(recorded, dict) else f"an unreadable {kind} record")
+    raise InputError(f"{out_dir}: holds the report of {other}, not of this {kind} "
+                     f"({identity['output']}); give another folder with --out, or delete it")
+
+
 def check_report_dir(out_dir: Path, identity: dict) -> None:
     """Refuse (``InputError``) a report folder that holds another batch's report: one whose
     ``batch.json`` names another batch, or a report without ``batch.json``."""
-    recorded_path = out_dir / IDENTITY_FILE
-    if recorded_path.is_file():
-        try:
-            recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            recorded = None
-        if recorded == identity:
-            return
-        other = (f"batch '{recorded.get('name')}' from {recorded.get('output')}"
-                 if isinstance(recorded, dict) else "an unreadable batch record")
-        raise InputError(f"{out_dir}: holds the report of {other}, not of this batch "
-                         f"({identity['output']}); give another folder with --out, or delete it")
+    if refuse_other_owner(out_dir, identity, IDENTITY_FILE, "batch"):
+        return
     if (out_dir / "report.html").exists() or (out_dir / "report.md").exists():
         raise InputError(f"{out_dir}: holds a report that does not say which batch it belongs "
                          f"to (no {IDENTITY_FILE}); give another folder with --out, or delete it")

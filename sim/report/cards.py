@@ -117,7 +117,7 @@ def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str
     average = float(np.mean(effect))
     colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
     positions = np.arange(panel.height)
-    with plots._figure(1, f"What each {noun} adds to its holder's score (95% intervals)") as (
+    with plots.styled_figure(1, f"What each {noun} adds to its holder's score (95% intervals)") as (
             figure, axes):
         axis = axes[0]
         axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=3,
@@ -136,7 +136,7 @@ def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str
                              plots.Patch(color="grey", alpha=0.3,
                                          label=f"average {noun} ± {margin:g} points")],
                     loc="upper left")
-        return plots._png(figure)
+        return plots.png_bytes(figure)
 
 
 def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
@@ -299,8 +299,8 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
                        panel["score_effect_high"].to_numpy() - effect])
     colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
     positions = np.arange(panel.height)
-    with plots._figure(1, f"The keeper's edge from each {noun} (simultaneous 95% intervals)") \
-            as (figure, axes):
+    title = f"The keeper's edge from each {noun} (simultaneous 95% intervals)"
+    with plots.styled_figure(1, title) as (figure, axes):
         axis = axes[0]
         axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=4,
                       linewidth=1.2)
@@ -317,7 +317,7 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
                              plots.Patch(color=OTHER, label="fair or undecided"),
                              plots.Patch(color="grey", alpha=0.3, label=f"± {margin:g} points")],
                     loc="upper left")
-        return plots._png(figure)
+        return plots.png_bytes(figure)
 
 
 def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:

@@ -44,7 +44,7 @@ MAX_PANELS = 4
 
 
 @contextmanager
-def _figure(panels: int = 1, title: str = ""):
+def styled_figure(panels: int = 1, title: str = ""):
     """A styled figure with ``panels`` axes side by side; yields (figure, axes list)."""
     with plt.rc_context(STYLE):
         figure, axes = plt.subplots(1, panels, squeeze=False)
@@ -56,7 +56,8 @@ def _figure(panels: int = 1, title: str = ""):
             plt.close(figure)
 
 
-def _png(figure) -> bytes:
+def png_bytes(figure) -> bytes:
+    """The figure laid out tight, as PNG bytes."""
     buffer = io.BytesIO()
     figure.tight_layout()
     figure.savefig(buffer, format="png")
@@ -79,7 +80,7 @@ def score_distributions(pooled_histogram: pl.DataFrame) -> bytes | None:
     panels = _panels(pooled_histogram)
     if not panels:
         return None
-    with _figure(len(panels), "Final score distribution by strategy") as (figure, axes):
+    with styled_figure(len(panels), "Final score distribution by strategy") as (figure, axes):
         for axis, ((players, rules), panel) in zip(axes, panels, strict=False):
             for strategy, part in sorted(panel.group_by("strategy"), key=lambda item: item[0]):
                 part = part.sort("score")
@@ -90,7 +91,7 @@ def score_distributions(pooled_histogram: pl.DataFrame) -> bytes | None:
             axis.set_xlabel("Final score (points)")
             axis.set_ylabel("Share of player-games (%)")
             axis.legend(loc="upper left")
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
@@ -99,7 +100,7 @@ def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
     panels = _panels(seats)
     if not panels:
         return None
-    with _figure(len(panels), "Win rate by seat (95% intervals)") as (figure, axes):
+    with styled_figure(len(panels), "Win rate by seat (95% intervals)") as (figure, axes):
         for axis, ((players, rules), panel) in zip(axes, panels, strict=False):
             panel = panel.sort("seat")
             rate = 100 * panel["win_rate"].to_numpy()
@@ -123,7 +124,7 @@ def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
             axis.set_xlabel("Seat (1 = first player)")
             axis.set_ylabel("Win rate (% of games)")
             axis.legend(loc="lower right")
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
@@ -137,7 +138,7 @@ def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes |
     grid = np.full((len(names), len(names)), np.nan)
     for row in panel.iter_rows(named=True):
         grid[names.index(row["strategy"]), names.index(row["opponent"])] = 100 * row["ahead_rate"]
-    with _figure(1, "Head to head: row strategy finishes ahead of column strategy") as (
+    with styled_figure(1, "Head to head: row strategy finishes ahead of column strategy") as (
             figure, axes):
         axis = axes[0]
         image = axis.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
@@ -151,7 +152,7 @@ def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes |
         axis.set_ylabel("Strategy")
         axis.set_title(_panel_title(players, rules))
         figure.colorbar(image, ax=axis, label="Finishes ahead (% of meetings)")
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
@@ -166,7 +167,7 @@ def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes 
     error = np.vstack([effect - panel["effect_low"].to_numpy(),
                        panel["effect_high"].to_numpy() - effect])
     colours = [SCORE_UP if e > 0 else SCORE_DOWN for e in effect]
-    with _figure(1, "Effect of a tile being removed unseen (95% CIs)") as (figure, axes):
+    with styled_figure(1, "Effect of a tile being removed unseen (95% CIs)") as (figure, axes):
         axis = axes[0]
         axis.bar(panel["tile"].to_numpy(), effect, color=colours, alpha=0.85)
         axis.legend(handles=[Patch(color=SCORE_UP, alpha=0.85,
@@ -181,7 +182,7 @@ def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes 
         axis.set_xlabel("Tile number")
         axis.set_ylabel("Mean score change when removed\n(points per player)")
         axis.set_title(_panel_title(players, rules))
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def variance_decomposition(variance: pl.DataFrame | None, players: int,
@@ -201,7 +202,8 @@ def variance_decomposition(variance: pl.DataFrame | None, players: int,
         high.append(100 * min(row["icc_high"], 1.0))
     position = np.arange(len(labels))[::-1]
     share = np.array(share)
-    with _figure(1, "How much of a player's score variance the deal decides") as (figure, axes):
+    title = "How much of a player's score variance the deal decides"
+    with styled_figure(1, title) as (figure, axes):
         axis = axes[0]
         axis.barh(position, share, color=NEUTRAL, label="between deals (the deal)")
         axis.barh(position, 100 - share, left=share, color="#c7c7c7",
@@ -213,7 +215,7 @@ def variance_decomposition(variance: pl.DataFrame | None, players: int,
         axis.set_xlabel("Share of score variance (%)")
         axis.set_title(_panel_title(players, rules))
         axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players: int,
@@ -225,7 +227,7 @@ def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players:
                          & (pl.col("deals") >= 2)).sort("light_tiles_drawn")
     if panel.is_empty():
         return None
-    with _figure(1, "Mean score by number of light tiles drawn") as (figure, axes):
+    with styled_figure(1, "Mean score by number of light tiles drawn") as (figure, axes):
         axis = axes[0]
         x = panel["light_tiles_drawn"].to_numpy()
         axis.fill_between(x, panel["mean_low"].to_numpy(), panel["mean_high"].to_numpy(),
@@ -244,7 +246,7 @@ def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players:
         axis.set_ylabel("Mean score (points per player)")
         axis.set_title(_panel_title(players, rules))
         axis.legend(loc="best", ncol=2)
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def _fit_band(axis, low: np.ndarray, high: np.ndarray, value: np.ndarray,
@@ -270,7 +272,7 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
         return None
     metrics = (("mean_score", "Mean score (points per player)", 1.0, ""),
                ("seat_0_win_rate", "Seat 1 (first player) win rate (% of games)", 100.0, "%"))
-    with _figure(2, "Convergence: estimate and 95% CI as games accumulate") as (figure, axes):
+    with styled_figure(2, "Convergence: estimate and 95% CI as games accumulate") as (figure, axes):
         for axis, (metric, label, scale, unit) in zip(axes, metrics, strict=True):
             part = panel.filter(pl.col("metric") == metric).sort("games")
             games = part["games"].to_numpy()
@@ -291,7 +293,7 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
             axis.set_ylabel(label)
             axis.set_title(_panel_title(players, rules))
             axis.legend(loc="upper right")
-        return _png(figure)
+        return png_bytes(figure)
 
 
 def category_points(categories: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
@@ -305,7 +307,7 @@ def category_points(categories: pl.DataFrame | None, players: int, rules: str) -
     names = list(dict.fromkeys(panel["category"].to_list()))
     strategies = sorted(set(panel["strategy"].to_list()))
     width = 0.8 / len(strategies)
-    with _figure(1, "Mean points by scoring category") as (figure, (axes,)):
+    with styled_figure(1, "Mean points by scoring category") as (figure, (axes,)):
         for index, strategy in enumerate(strategies):
             rows = panel.filter(pl.col("strategy") == strategy)
             by_name = {r["category"]: r for r in rows.iter_rows(named=True)}
@@ -320,4 +322,4 @@ def category_points(categories: pl.DataFrame | None, players: int, rules: str) -
         axes.set_ylabel("mean points per player")
         axes.set_title(_panel_title(players, rules), fontsize=14, fontweight="normal")
         axes.legend(title="strategy")
-        return _png(figure)
+        return png_bytes(figure)

@@ -25,7 +25,7 @@ def variance_chart(split: pl.DataFrame | None, players: int, rules: str) -> byte
     panel = split.filter((pl.col("players") == players) & (pl.col("rules") == rules))
     if panel.is_empty():
         return None
-    with plots._figure(1, "What a player's score depends on (share of its variance)") as (
+    with plots.styled_figure(1, "What a player's score depends on (share of its variance)") as (
             figure, axes):
         axis = axes[0]
         left = 0.0
@@ -39,7 +39,7 @@ def variance_chart(split: pl.DataFrame | None, players: int, rules: str) -> byte
         axis.set_xlabel("Share of the variance of a player's score (%)")
         axis.set_title(plots._panel_title(players, rules))
         axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2)
-        return plots._png(figure)
+        return plots.png_bytes(figure)
 
 
 def skill_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, bytes]:

@@ -25,7 +25,14 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
-from sim.report.build import FIGURE_DIR, IDENTITY_FILE, _lineup_text, _toml_value, build_report
+from sim.report.build import (
+    FIGURE_DIR,
+    IDENTITY_FILE,
+    _lineup_text,
+    _toml_value,
+    build_report,
+    refuse_other_owner,
+)
 from sim.report.cards import sweep_card_blocks
 from sim.report.document import (
     Block,
@@ -587,18 +594,8 @@ def sweep_identity(sweep: SweepFolder) -> dict:
 def check_sweep_report_dir(out_dir: Path, identity: dict) -> None:
     """Refuse (``InputError``) a report folder that holds another sweep's report or any other
     report; the report of the same sweep is replaced."""
-    recorded_path = out_dir / SWEEP_IDENTITY_FILE
-    if recorded_path.is_file():
-        try:
-            recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            recorded = None
-        if recorded == identity:
-            return
-        other = (f"sweep '{recorded.get('name')}' from {recorded.get('output')}"
-                 if isinstance(recorded, dict) else "an unreadable sweep record")
-        raise InputError(f"{out_dir}: holds the report of {other}, not of this sweep "
-                         f"({identity['output']}); give another folder with --out, or delete it")
+    if refuse_other_owner(out_dir, identity, SWEEP_IDENTITY_FILE, "sweep"):
+        return
     if (out_dir / IDENTITY_FILE).exists():
         raise InputError(f"{out_dir}: holds the report of a batch, not of this sweep; give "
                          f"another folder with --out, or delete it")

@@ -14,7 +14,6 @@ otherwise (a single point, too many panels) nothing is drawn and the tables carr
 
 from __future__ import annotations
 
-import io
 import itertools
 import math
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
 
-from sim.report.plots import STYLE  # noqa: E402
+from sim.report.plots import STYLE, png_bytes  # noqa: E402
 
 MAX_PANELS = 4
 MAX_SMALL_MULTIPLES = 6
@@ -65,13 +64,6 @@ def _is_numeric(values: list[Any]) -> bool:
 
 def _text(value: float, scale: float, digits: int) -> str:
     return "–" if value is None or math.isnan(value) else f"{scale * value:.{digits}f}"
-
-
-def _png(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
 
 
 def _key(point_values: dict[str, Any], axes: dict[str, list[Any]],
@@ -156,7 +148,7 @@ def _lines(title, unit, axes, axis, fixed, series, scale, reference) -> bytes:
     if plot.get_legend_handles_labels()[0]:
         plot.legend(loc="best")
     try:
-        return _png(figure)
+        return png_bytes(figure)
     finally:
         plt.close(figure)
 
@@ -223,6 +215,6 @@ def _heatmaps(title, unit, axes, pair, fixed, panels, scale, digits) -> bytes:
     figure.suptitle(title + (f" ({fixed_text})" if fixed_text else ""), fontsize=17,
                     fontweight="bold")
     try:
-        return _png(figure)
+        return png_bytes(figure)
     finally:
         plt.close(figure)

@@ -33,7 +33,7 @@ def leader_chart(leader: pl.DataFrame | None, players: int, rules: str,
     panel = panel.sort("step")
     steps = panel["step"].to_numpy()
     rate = 100 * panel["leader_win_rate"].to_numpy()
-    with plots._figure(1, f"How often the leader after each {step} wins") as (figure, axes):
+    with plots.styled_figure(1, f"How often the leader after each {step} wins") as (figure, axes):
         axis = axes[0]
         axis.plot(steps, rate, marker="o", linewidth=2, color=plots.NEUTRAL,
                   label=f"the sole leader after that {step}")
@@ -48,7 +48,7 @@ def leader_chart(leader: pl.DataFrame | None, players: int, rules: str,
         axis.set_ylabel("Leader goes on to win (% of games)")
         axis.set_title(plots._panel_title(players, rules))
         axis.legend(loc="lower right")
-        return plots._png(figure)
+        return plots.png_bytes(figure)
 
 
 def comeback_chart(comeback: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
@@ -61,7 +61,8 @@ def comeback_chart(comeback: pl.DataFrame | None, players: int, rules: str) -> b
     error = np.vstack([rate - 100 * panel["win_rate_low"].to_numpy(),
                        100 * panel["win_rate_high"].to_numpy() - rate])
     positions = np.arange(panel.height)
-    with plots._figure(1, "Comeback odds: win rate by the deficit at halfway") as (figure, axes):
+    title = "Comeback odds: win rate by the deficit at halfway"
+    with plots.styled_figure(1, title) as (figure, axes):
         axis = axes[0]
         axis.bar(positions, rate, color=plots.NEUTRAL, alpha=0.85)
         axis.errorbar(positions, rate, yerr=np.maximum(error, 0), fmt="none", ecolor="black",
@@ -75,7 +76,7 @@ def comeback_chart(comeback: pl.DataFrame | None, players: int, rules: str) -> b
         axis.set_ylabel("Goes on to win (% of player-games)")
         axis.set_title(plots._panel_title(players, rules))
         axis.legend(loc="upper right")
-        return plots._png(figure)
+        return plots.png_bytes(figure)
 
 
 def unfolding_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, bytes]:
