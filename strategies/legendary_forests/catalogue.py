@@ -106,46 +106,47 @@ class RolloutStrategy(Strategy):
 
 
 class ExpertStrategy(Strategy):
-    """Expected final score with the open cells of every zone looked at (``expert.py``): each
-    open half-rune faces an empty cell that only an unseen tile fitting all its touching sides
-    can fill; the chance that one of them is drawn in the turns left (hypergeometric over the
-    public unseen tiles) gives each zone its expected new runes (``fill`` per half-rune) and its
-    chance to close (the product over its cells, times ``cap`` per open half-rune); a half-rune
-    no unseen tile can reach is dead, and its zone stays open. Zones without a tree count with
-    the hope of one (``hope``, whole from ``phases`` tree phases left, scaled by the colour's
-    supply). Trees: what the tree adds now, plus ``lookahead`` x the best tree left for the next
-    pick against the opponents' expected picks in token order, plus ``denial`` x the opponents'
-    need of the colour. As fast as a static evaluation: no playouts.
+    """Expected final score from where every zone is open and how many trees are still to come
+    (``expert.py``). Each open half-rune faces an empty cell that only an unseen tile fitting all
+    its touching sides can fill; the chance that one is drawn in the turns left (hypergeometric
+    over the public unseen tiles) gives the zone's expected new runes (``fill`` per half-rune),
+    and the chance that a tile sealing the cell (grass towards every empty neighbour) is drawn,
+    plus ``unsealed`` x the chance of a fill that opens new half-runes, gives its share of the
+    zone's closing chance; a half-rune no unseen tile can reach is dead. Zones without a tree are
+    ranked: the r-th best counts ``hope`` x the chance of at least r own tree picks still to come
+    (light tiles among the draws left), the sure pick after a light tile ``now``. Trees: what the
+    tree adds, plus the other zones' ranked hope with the picks left, plus ``denial`` x the
+    opponents' need of the colour before its next pick. As fast as a static evaluation: no
+    playouts.
 
-    The defaults are trial 12 of this ``sim tune-strategy`` run (README, "Tuning a strategy";
-    it starts from the hand-set values, against ``planner``, 4 players, 2,000 games a trial)::
+    The defaults are trial 15 of this ``sim tune-strategy`` run (README, "Tuning a strategy"),
+    started from the hand-set values ``expert:fill=0.3,unsealed=0.8,now=1,hope=0.7,
+    denial=0.955``, against ``planner``, 4 players, 3,000 games a trial::
 
-        sim tune-strategy expert:fill=0.327,cap=1.035,hope=0.634,phases=1.859,lookahead=0.251,\
-            denial=0.683 --players 4 --field planner --games 2000 --trials 40 --seed 15
+        sim tune-strategy expert:fill=0.3,unsealed=0.8,now=1,hope=0.7,denial=0.955 \
+            --players 4 --field planner --games 3000 --trials 40 --seed 15 --workers 2
 
-    On fresh deals they gained +1.5 points of head-to-head against ``planner`` over the start
-    (+0.7 to +2.2, simultaneous 95% CI) and beat the start 51.2% +- 0.7% head to head.
+    On fresh deals they gained +0.4 points of head-to-head against ``planner`` over the start
+    (-0.3 to +1.2, simultaneous 95% CI: undecided) and met the start 50.4% +- 0.7% head to head.
     """
 
     name = "expert"
-    description = ("expected final score from the fill and closing chances of every zone's open "
-                   "cells (public unseen tiles); planned tree picks")
+    description = ("expected final score from the fill and sealing chances of every zone's open "
+                   "cells (public unseen tiles) and the tree picks still to come")
     parameters = (
-        StrategyParameter("fill", 0.15649604025385389,
+        StrategyParameter("fill", 0.5164478043292166,
                           "new runes expected per open half-rune, times the chance its cell is "
                           "filled", minimum=0.0, tune_high=1.0),
-        StrategyParameter("cap", 1.0619531985455506, "closing chance factor per open half-rune",
-                          minimum=0.0, tune_low=0.5, tune_high=1.5),
-        StrategyParameter("hope", 0.4719352636947364,
-                          "weight of a zone without a tree (hope of one)", minimum=0.0,
-                          maximum=1.0, tune_low=0.3),
-        StrategyParameter("phases", 0.9234814670867266,
-                          "expected tree phases left at which hope is whole", minimum=0.0,
-                          tune_low=0.5, tune_high=4.0),
-        StrategyParameter("lookahead", 0.02736258122711477,
-                          "weight of the next tree pick in the tree plan", minimum=0.0,
-                          tune_high=1.0),
-        StrategyParameter("denial", 0.9550648229151465,
+        StrategyParameter("unsealed", 0.7530216087471897,
+                          "closing weight of a fill that opens new half-runes (a sealing fill "
+                          "counts 1)", minimum=0.0, maximum=1.0, tune_low=0.4),
+        StrategyParameter("now", 0.7883685424293383,
+                          "weight of the best zone without a tree when a tree pick follows the "
+                          "placement", minimum=0.0, tune_low=0.5, tune_high=1.5),
+        StrategyParameter("hope", 0.5667398356913986,
+                          "weight of a zone without a tree per chance of a pick to come for it",
+                          minimum=0.0, tune_low=0.3, tune_high=1.2),
+        StrategyParameter("denial", 1.2128823777219768,
                           "weight of the opponents' need of a tree colour", minimum=0.0,
                           tune_high=2.0),
     )

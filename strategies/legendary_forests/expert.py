@@ -1,19 +1,28 @@
 """The strong, fast Legendary Forests strategy ``expert``.
 
 It values a planet by the expected final points of its zones, like ``planner``, but it knows
-where each zone is open: every open half-rune faces an empty cell of the planet, and that cell
-can only be filled by an unseen tile that fits every side touching it (the colours the cell's
-neighbours show). For every such cell it counts the unseen tiles (the draw pile and the removed
-tiles together: public) that fit, and turns the count into the chance that at least one of them
-is drawn in the turns left (hypergeometric: the tiles left to draw are a uniform sample of the
-unseen ones). That is the shallow expectation over the public unseen tiles: a zone's expected
-new runes are the sum of those fill chances over its open half-runes, and its chance to close is
-their product (times a factor per open half-rune for the tile that fills a cell opening new ones).
-A half-rune facing a cell no unseen tile fits is dead: its zone can never close and is valued so.
+where each zone is open and how many trees it can still expect.
 
-Trees: a tree is worth what it turns a zone's value from "hoped for" into "counted"; the plan
-adds, as ``planner`` does, the best tree left for the next pick given the opponents' expected
-picks in token order, and a small weight for taking the colour the opponents need most.
+Open cells. Every open half-rune faces an empty cell of the planet, and that cell can only be
+filled by an unseen tile that fits every side touching it (the colours the cell's neighbours
+show). For every such cell it counts the unseen tiles (the draw pile and the removed tiles
+together: public) that fit, and among them the ones that *seal* it (a rotation that fits and
+shows grass on every side facing an empty cell, so it opens no new half-rune); each count turns
+into the chance that at least one such tile is drawn in the turns left (hypergeometric: the tiles
+left to draw are a uniform sample of the unseen ones). That is the shallow expectation over the
+public unseen tiles: a zone's expected new runes are ``fill`` x the sum of the fill chances of
+its open half-runes, and its chance to close is the product over the cells it faces of (seal
+chance + ``unsealed`` x the chance of a fill that opens new half-runes). A half-rune facing a
+cell no unseen tile fits is dead: its zone can never close and is valued so.
+
+Trees. A zone without a tree is worth nothing unless one of its owner's picks still to come goes
+to it, and picks are few: the zones without a tree are ranked by their expected points (times
+the chance their colour is still in the supply for a pick) and the r-th best counts with the
+chance that at least r own picks are still to come (the light tiles among the draws left,
+hypergeometric over the unseen tiles) times ``hope``; the pick that follows a light tile's
+placement is sure and counts ``now``. A tree pick is worth what it adds to its zone plus what the
+other zones without a tree are then worth with the picks left, plus ``denial`` x the opponents'
+expected need of the colour before its next pick (token order).
 """
 
 from __future__ import annotations
@@ -36,7 +45,6 @@ from strategies.legendary_forests.evaluation import (
     CONTEXT_PLAYERS,
     CONTEXT_SIZE,
     CONTEXT_SUPPLY,
-    CONTEXT_TREE_PHASES_LEFT,
     CONTEXT_TURNS_LEFT,
     game_context,
     pick_best,
@@ -45,41 +53,59 @@ from strategies.legendary_forests.planner import opponent_colour_demand
 
 # Slots of the parameter row (the order of ``ExpertStrategy.parameters`` in the catalogue).
 P_FILL = 0
-P_CAP = 1
-P_HOPE = 2
-P_PHASES = 3
-P_LOOKAHEAD = 4
-P_DENIAL = 5
+P_UNSEALED = 1
+P_NOW = 2
+P_HOPE = 3
+P_DENIAL = 4
+
+# Own picks still to come that the ranking of zones without a tree looks at.
+RANKED_PICKS = 12
 
 
 @njit(cache=True)
-def _unseen(table, out):
+def _unseen(tiles, table, out):
     """The tiles not drawn yet (the pile and the removed tiles: nobody can tell them apart)
-    into ``out``; returns how many."""
+    into ``out``; returns (how many, how many of them are light)."""
     count = 0
+    light = 0
     for tile in range(table.tile_drawn.shape[0]):
         if not table.tile_drawn[tile]:
             out[count] = tile
             count += 1
-    return count
+            if tiles.light[tile]:
+                light += 1
+    return count, light
 
 
 @njit(cache=True)
-def _fits(tiles, unseen, unseen_count, mask, colours):
-    """Unseen tiles that fit a cell whose touching sides need ``colours`` under ``mask``."""
-    count = 0
+def fitting_tiles(tiles, unseen, unseen_count, mask, colours):
+    """Unseen tiles that fit a cell whose touching sides need ``colours`` under ``mask`` (2-bit
+    slots N, E, S, W), and how many of them can also seal it: a fitting rotation that shows
+    grass on every side facing no tile. Returns (fitting, sealing)."""
+    fitting = 0
+    sealing = 0
+    free = np.uint8(~mask)
     for k in range(unseen_count):
         tile = unseen[k]
+        fits = False
+        seals = False
         for rotation in range(4):
-            if (tiles.rotation_pattern[tile, rotation] & mask) == colours:
-                count += 1
-                break
-    return count
+            pattern = tiles.rotation_pattern[tile, rotation]
+            if (pattern & mask) == colours:
+                fits = True
+                # Grass is colour 0: a side facing no tile opens nothing when its slot is 0.
+                if (pattern & free) == 0:
+                    seals = True
+        if fits:
+            fitting += 1
+        if seals:
+            sealing += 1
+    return fitting, sealing
 
 
 @njit(cache=True)
-def _fill_chances(unseen_count, turns_left, out):
-    """``out[f]``: the chance that at least one of ``f`` fitting tiles among the unseen ones is
+def fill_chances(unseen_count, turns_left, out):
+    """``out[f]``: the chance that at least one of ``f`` given tiles among the unseen ones is
     drawn in the ``turns_left`` draws left (a uniform sample of the unseen tiles)."""
     for fitting in range(unseen_count + 1):
         none = 1.0
@@ -91,26 +117,54 @@ def _fill_chances(unseen_count, turns_left, out):
         out[fitting] = 1.0 - none
 
 
+@njit(cache=True)
+def pick_chances(unseen_count, light_unseen, turns_left, sure, out):
+    """``out[r]``: the chance of at least r + 1 own tree picks still to come: ``sure`` picks
+    (1 when a tree phase follows this placement) plus one per light tile among the
+    ``turns_left`` draws left, a hypergeometric count (``light_unseen`` of the ``unseen_count``
+    unseen tiles are light)."""
+    out[:] = 0.0
+    draws = min(turns_left, unseen_count)
+    dark_unseen = unseen_count - light_unseen
+    log_all = (math.lgamma(unseen_count + 1) - math.lgamma(draws + 1)
+               - math.lgamma(unseen_count - draws + 1))
+    for light in range(min(draws, light_unseen) + 1):
+        dark = draws - light
+        if dark > dark_unseen:
+            continue
+        log_ways = (math.lgamma(light_unseen + 1) - math.lgamma(light + 1)
+                    - math.lgamma(light_unseen - light + 1)
+                    + math.lgamma(dark_unseen + 1) - math.lgamma(dark + 1)
+                    - math.lgamma(dark_unseen - dark + 1))
+        chance = math.exp(log_ways - log_all)
+        # This many picks or more: every rank up to it gains the chance.
+        for rank in range(min(light + sure, out.shape[0])):
+            out[rank] += chance
 
 
 @njit(cache=True)
-def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_chance,
-             single_chance, turns_left):
-    """Per decision: the fill chance of every frontier cell (``cell_chance`` by frontier
-    index), and per zone root the sum and the log-product of the fill chances of the cells its
-    open half-runes face (``root_sum``, ``root_log``); ``single_chance[c]``: a fresh cell that
-    needs colour c on one side. Returns the unseen count."""
-    unseen_count = _unseen(table, unseen)
-    _fill_chances(unseen_count, turns_left, chances)
+def _close_factor(chances, fitting, sealing, params):
+    """A cell's share of its zone's closing chance: a sealing tile drawn closes it whole; a tile
+    that fits but opens new half-runes counts ``unsealed``."""
+    seal = chances[sealing]
+    return seal + params[P_UNSEALED] * (chances[fitting] - seal)
+
+
+@njit(cache=True)
+def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fill, cell_close,
+             single_fill, single_close, turns_left, params):
+    """Per decision: the fill chance and closing factor of every frontier cell (``cell_fill``,
+    ``cell_close`` by frontier index), and per zone root the sum of the fill chances and the
+    log-product of the closing factors of the cells its open half-runes face (``root_sum``,
+    ``root_log``); ``single_*[c]``: a fresh cell that needs colour c on one side. Returns
+    (unseen count, light unseen count)."""
+    unseen_count, light_unseen = _unseen(tiles, table, unseen)
+    fill_chances(unseen_count, turns_left, chances)
     for colour in range(4):
-        fitting = 0
-        for k in range(unseen_count):
-            tile = unseen[k]
-            for side in range(4):
-                if tiles.side_colour[tile, side] == colour:
-                    fitting += 1
-                    break
-        single_chance[colour] = chances[fitting]
+        fitting, sealing = fitting_tiles(tiles, unseen, unseen_count, np.uint8(3),
+                                         np.uint8(colour))
+        single_fill[colour] = chances[fitting]
+        single_close[colour] = _close_factor(chances, fitting, sealing, params)
     for node in range(table.node_count[player]):
         root_sum[node] = 0.0
         root_log[node] = 0.0
@@ -118,12 +172,16 @@ def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_cha
         cell = table.frontier_cells[player, index]
         colours = table.cell_need_colours[player, cell]
         if colours == 0:
-            cell_chance[index] = 1.0
+            cell_fill[index] = 1.0
+            cell_close[index] = 1.0
             continue
-        fitting = _fits(tiles, unseen, unseen_count, table.cell_need_mask[player, cell], colours)
+        fitting, sealing = fitting_tiles(tiles, unseen, unseen_count,
+                                         table.cell_need_mask[player, cell], colours)
         chance = chances[fitting]
-        cell_chance[index] = chance
-        log_chance = math.log(max(chance, 1e-3))
+        cell_fill[index] = chance
+        close = _close_factor(chances, fitting, sealing, params)
+        cell_close[index] = close
+        log_close = math.log(max(close, 1e-3))
         seen0 = -1
         seen1 = -1
         seen2 = -1
@@ -139,60 +197,104 @@ def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_cha
             # One tile fills the cell: the zone's closing needs it once, however many of its
             # half-runes face it.
             if root != seen0 and root != seen1 and root != seen2:
-                root_log[root] += log_chance
+                root_log[root] += log_close
             if seen0 < 0:
                 seen0 = root
             elif seen1 < 0:
                 seen1 = root
             else:
                 seen2 = root
-    return unseen_count
+    return unseen_count, light_unseen
 
 
 @njit(cache=True)
-def _hope(colour, context, params):
-    """Chance-like weight that a zone without a tree of ``colour`` still gets one: whole from
-    ``phases`` expected tree phases on, less with fewer, and less when the colour's supply is
-    short for the table."""
-    phases = context[CONTEXT_TREE_PHASES_LEFT]
-    supply = context[CONTEXT_SUPPLY + colour - 1]
-    if phases <= 0.0 or supply <= 0.0:
-        return 0.0
-    return (params[P_HOPE] * min(1.0, phases / max(params[P_PHASES], 1e-6))
-            * min(1.0, supply / context[CONTEXT_PLAYERS]))
-
-
-@njit(cache=True)
-def _points(full_runes, open_half_runes, chance_sum, chance_log, context, params):
+def _points(full_runes, open_half_runes, chance_sum, close_log, params):
     """Expected final points of a zone with a tree: a closed zone keeps 2 x its full runes; an
     open one expects ``fill`` new runes per open half-rune times the chance its cell is filled
-    (``chance_sum``), and closes with the chance that every cell it faces is filled
-    (``exp(chance_log)``) times ``cap`` per open half-rune (the filling tile may open more)."""
+    (``chance_sum``), and closes with the product of its cells' closing factors
+    (``exp(close_log)``)."""
     if open_half_runes <= 0:
         return 2.0 * full_runes
     runes = full_runes + params[P_FILL] * chance_sum
-    close = math.exp(chance_log) * params[P_CAP] ** open_half_runes
-    return runes * (1.0 + min(1.0, close))
+    return runes * (1.0 + min(1.0, math.exp(close_log)))
 
 
 @njit(cache=True)
-def _zone_value(colour, full_runes, open_half_runes, trees, chance_sum, chance_log, context,
-                params):
-    """A zone's expected final points, discounted by the hope of a tree when it has none."""
-    points = _points(full_runes, open_half_runes, chance_sum, chance_log, context, params)
-    if trees > 0:
-        return points
-    return points * _hope(colour, context, params)
+def _availability(colour, context):
+    """How likely a tree of ``colour`` is still in the supply at one's pick: whole while the
+    supply covers a round of picks, less below."""
+    supply = context[CONTEXT_SUPPLY + colour - 1]
+    if supply <= 0.0:
+        return 0.0
+    return min(1.0, supply / context[CONTEXT_PLAYERS])
+
+
+@njit(cache=True)
+def _zones_without_tree(table, player, root_sum, root_log, context, params, roots, values):
+    """The player's zones without a tree, best first: ``roots`` and ``values`` (expected points
+    with a tree x the chance their colour is still there for a pick); returns how many."""
+    count = 0
+    for node in range(table.node_count[player]):
+        if table.node_parent[player, node] != node:
+            continue
+        colour = table.node_colour[player, node]
+        if colour == GRASS or table.zone_trees[player, node] > 0:
+            continue
+        value = (_points(table.zone_full_runes[player, node],
+                         table.zone_open_half_runes[player, node], root_sum[node],
+                         root_log[node], params) * _availability(colour, context))
+        slot = count - 1
+        while slot >= 0 and values[slot] < value:
+            values[slot + 1] = values[slot]
+            roots[slot + 1] = roots[slot]
+            slot -= 1
+        values[slot + 1] = value
+        roots[slot + 1] = node
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights):
+    """What zones without a tree are worth with the picks to come: the r-th best of
+    ``values[:count]`` (best first) without the entries ``skip[:skip_count]`` (indices into
+    ``values``), merged with ``fresh[:fresh_count]`` (best first too), times ``weights[r]``."""
+    total = 0.0
+    rank = 0
+    base = 0
+    new = 0
+    while rank < weights.shape[0]:
+        while base < count:
+            left_out = False
+            for k in range(skip_count):
+                if skip[k] == base:
+                    left_out = True
+            if not left_out:
+                break
+            base += 1
+        if base < count and (new >= fresh_count or values[base] >= fresh[new]):
+            total += weights[rank] * values[base]
+            base += 1
+        elif new < fresh_count:
+            total += weights[rank] * fresh[new]
+            new += 1
+        else:
+            break
+        rank += 1
+    return total
 
 
 @njit(cache=True)
 def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_log,
-                     cell_chance, single_chance, unseen, unseen_count, chances, memo, items,
-                     context, params):
-    """Change of the planet's value if ``tile`` went to ``cell`` with ``rotation``."""
+                     cell_fill, cell_close, single_fill, single_close, unseen, unseen_count,
+                     chances, memo, items, context, params, roots, values, count_without,
+                     index_of, weights, fresh, skip):
+    """The planet's value if ``tile`` went to ``cell`` with ``rotation``, up to a constant: the
+    change of the zones with a tree it touches, plus the ranked hope of every zone without a
+    tree afterwards."""
     areas = tiles.area_count[tile]
-    # items[k]: 0 parent, 1 colour, 2 full runes, 3 open half-runes, 4 trees, 5 chance sum,
-    # 6 chance log, 7 root node (-1 for an area of the new tile); areas first, then roots.
+    # items[k]: 0 parent, 1 colour, 2 full runes, 3 open half-runes, 4 trees, 5 fill chance sum,
+    # 6 closing log, 7 root node (-1 for an area of the new tile); areas first, then roots.
     count = areas
     for area in range(areas):
         items[area, 0] = area
@@ -204,8 +306,8 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
         items[area, 6] = 0.0
         items[area, 7] = -1.0
     position = table.frontier_position[player, cell]
-    here = cell_chance[position] if position >= 0 else 1.0
-    here_log = math.log(max(here, 1e-3))
+    here_fill = cell_fill[position] if position >= 0 else 1.0
+    here_log = math.log(max(cell_close[position] if position >= 0 else 1.0, 1e-3))
     for direction in range(4):
         listed = shown_side(direction, rotation)
         colour = tiles.side_colour[tile, listed]
@@ -214,22 +316,27 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
         area = tiles.side_area[tile, listed]
         other = neighbour_cell(table, cell, direction)
         if table.cell_tile[player, other] == EMPTY:
-            # A new open half-rune, facing ``other``: its fill chance once this tile is there.
+            # A new open half-rune, facing ``other``: its chances once this tile is there.
             back = (direction + 2) & 3
             slot = 2 * back
             other_position = table.frontier_position[player, other]
             if other_position < 0:
-                chance = single_chance[colour]
+                fill = single_fill[colour]
+                close = single_close[colour]
             else:
                 key = (other_position * 4 + back) * 4 + colour
-                chance = memo[key]
-                if chance < 0.0:
+                fill = memo[key, 0]
+                close = memo[key, 1]
+                if fill < 0.0:
                     mask = table.cell_need_mask[player, other] | np.uint8(3 << slot)
                     need = table.cell_need_colours[player, other] | np.uint8(colour << slot)
-                    chance = chances[_fits(tiles, unseen, unseen_count, mask, need)]
-                    memo[key] = chance
-            items[area, 5] += chance
-            items[area, 6] += math.log(max(chance, 1e-3))
+                    fitting, sealing = fitting_tiles(tiles, unseen, unseen_count, mask, need)
+                    fill = chances[fitting]
+                    close = _close_factor(chances, fitting, sealing, params)
+                    memo[key, 0] = fill
+                    memo[key, 1] = close
+            items[area, 5] += fill
+            items[area, 6] += math.log(max(close, 1e-3))
             continue
         root = find_zone(table, player, table.cell_side_node[player, other, (direction + 2) & 3])
         found = -1
@@ -252,7 +359,7 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
         # The pair becomes a full rune: the root's half-rune facing this cell is closed.
         items[found, 2] += 1.0
         items[found, 3] -= 2.0
-        items[found, 5] -= here
+        items[found, 5] -= here_fill
         a = area
         while items[a, 0] != a:
             a = int(items[a, 0])
@@ -262,6 +369,7 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
         if a != b:
             items[b, 0] = a
     value = 0.0
+    fresh_count = 0
     for k in range(count):
         if items[k, 0] != k:
             continue
@@ -270,7 +378,7 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
         open_half_runes = 0.0
         trees = 0.0
         chance_sum = 0.0
-        chance_log = 0.0
+        close_log = 0.0
         for j in range(count):
             top = j
             while items[top, 0] != top:
@@ -283,18 +391,44 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
             open_half_runes += items[j, 3]
             trees += items[j, 4]
             chance_sum += items[j, 5]
-            chance_log += items[j, 6]
+            close_log += items[j, 6]
         if colour == GRASS:
             continue
-        value += _zone_value(colour, full_runes, open_half_runes, trees, chance_sum,
-                             chance_log, context, params)
+        points = _points(full_runes, open_half_runes, chance_sum, close_log, params)
+        if trees > 0:
+            value += points
+        else:
+            # Best first, for the ranking.
+            points *= _availability(colour, context)
+            slot = fresh_count - 1
+            while slot >= 0 and fresh[slot] < points:
+                fresh[slot + 1] = fresh[slot]
+                slot -= 1
+            fresh[slot + 1] = points
+            fresh_count += 1
+    skip_count = 0
     for k in range(areas, count):
         root = int(items[k, 7])
-        value -= _zone_value(table.node_colour[player, root], table.zone_full_runes[player, root],
-                             table.zone_open_half_runes[player, root],
-                             table.zone_trees[player, root], root_sum[root], root_log[root],
-                             context, params)
-    return value
+        if table.zone_trees[player, root] > 0:
+            value -= _points(table.zone_full_runes[player, root],
+                             table.zone_open_half_runes[player, root], root_sum[root],
+                             root_log[root], params)
+        else:
+            skip[skip_count] = index_of[root]
+            skip_count += 1
+    return value + ranked_hope(values, count_without, fresh, fresh_count, skip, skip_count,
+                               weights)
+
+
+@njit(cache=True)
+def _hope_weights(unseen_count, light_unseen, turns_left, sure, params, weights):
+    """Weight of the r-th best zone without a tree: ``hope`` x the chance of r + 1 picks to
+    come, the sure pick after a light tile's placement ``now``."""
+    pick_chances(unseen_count, light_unseen, turns_left, sure, weights)
+    for rank in range(weights.shape[0]):
+        weights[rank] *= params[P_HOPE]
+    if sure > 0:
+        weights[0] = params[P_NOW]
 
 
 @njit(cache=True)
@@ -310,26 +444,45 @@ def expert_placement(params, tiles, table, player, tile, move_cells, move_rotati
     root_sum = np.empty(nodes, dtype=np.float64)
     root_log = np.empty(nodes, dtype=np.float64)
     frontier = table.frontier_cells.shape[1]
-    cell_chance = np.empty(frontier, dtype=np.float64)
-    single_chance = np.empty(4, dtype=np.float64)
+    cell_fill = np.empty(frontier, dtype=np.float64)
+    cell_close = np.empty(frontier, dtype=np.float64)
+    single_fill = np.empty(4, dtype=np.float64)
+    single_close = np.empty(4, dtype=np.float64)
     turns_left = int(context[CONTEXT_TURNS_LEFT])
-    unseen_count = _prepare(tiles, table, player, unseen, chances, root_sum, root_log,
-                            cell_chance, single_chance, turns_left)
-    memo = np.full(table.frontier_count[player] * 16, -1.0)
+    unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
+                                          root_log, cell_fill, cell_close, single_fill,
+                                          single_close, turns_left, params)
+    weights = np.empty(RANKED_PICKS, dtype=np.float64)
+    _hope_weights(unseen_count, light_unseen, turns_left, 1 if tiles.light[tile] else 0, params,
+                  weights)
+    node_count = table.node_count[player]
+    roots = np.empty(node_count + 1, dtype=np.int64)
+    values = np.empty(node_count + 1, dtype=np.float64)
+    count_without = _zones_without_tree(table, player, root_sum, root_log, context, params,
+                                        roots, values)
+    index_of = np.full(node_count + 1, -1, dtype=np.int64)
+    for k in range(count_without):
+        index_of[roots[k]] = k
+    memo = np.full((table.frontier_count[player] * 16, 2), -1.0)
     items = np.empty((8, 8), dtype=np.float64)
-    values = np.empty(move_count, dtype=np.float64)
+    fresh = np.empty(8, dtype=np.float64)
+    skip = np.empty(4, dtype=np.int64)
+    moves = np.empty(move_count, dtype=np.float64)
     for index in range(move_count):
-        values[index] = _placement_value(tiles, table, player, tile, move_cells[index],
-                                         move_rotations[index], root_sum, root_log,
-                                         cell_chance, single_chance, unseen, unseen_count,
-                                         chances, memo, items, context, params)
-    return pick_best(values, move_count, rng)
+        moves[index] = _placement_value(tiles, table, player, tile, move_cells[index],
+                                        move_rotations[index], root_sum, root_log, cell_fill,
+                                        cell_close, single_fill, single_close, unseen,
+                                        unseen_count, chances, memo, items, context, params,
+                                        roots, values, count_without, index_of, weights, fresh,
+                                        skip)
+    return pick_best(moves, move_count, rng)
 
 
 @njit(cache=True)
 def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count, rng):
-    """``expert``: what the tree adds to its zone's expected value, plus the best tree left for
-    the next pick (opponents' expected picks in token order) and a little denial."""
+    """``expert``: what the tree adds to its zone, plus what the other zones without a tree are
+    worth with the picks left, plus a little denial of the colours the opponents need before
+    its next pick."""
     context = np.empty(CONTEXT_SIZE, dtype=np.float64)
     game_context(tiles, table, False, context)
     tile_count = tiles.light.shape[0]
@@ -338,40 +491,44 @@ def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choi
     nodes = table.node_parent.shape[1]
     root_sum = np.empty(nodes, dtype=np.float64)
     root_log = np.empty(nodes, dtype=np.float64)
-    cell_chance = np.empty(table.frontier_cells.shape[1], dtype=np.float64)
-    single_chance = np.empty(4, dtype=np.float64)
-    _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_chance,
-             single_chance, int(context[CONTEXT_TURNS_LEFT]))
+    frontier = table.frontier_cells.shape[1]
+    cell_fill = np.empty(frontier, dtype=np.float64)
+    cell_close = np.empty(frontier, dtype=np.float64)
+    single_fill = np.empty(4, dtype=np.float64)
+    single_close = np.empty(4, dtype=np.float64)
+    turns_left = int(context[CONTEXT_TURNS_LEFT])
+    unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
+                                          root_log, cell_fill, cell_close, single_fill,
+                                          single_close, turns_left, params)
+    weights = np.empty(RANKED_PICKS, dtype=np.float64)
+    _hope_weights(unseen_count, light_unseen, turns_left, 0, params, weights)
+    node_count = table.node_count[player]
+    roots = np.empty(node_count + 1, dtype=np.int64)
+    values = np.empty(node_count + 1, dtype=np.float64)
+    count_without = _zones_without_tree(table, player, root_sum, root_log, context, params,
+                                        roots, values)
     demand = np.empty(LEAF_COLOURS, dtype=np.float64)
     opponent_colour_demand(tiles, table, player, context, 0.5, 2.0, demand)
-    marginal = np.empty(choice_count, dtype=np.float64)
-    for index in range(choice_count):
-        root = find_zone(table, player, choice_zones[index])
-        if table.zone_trees[player, root] > 0:
-            marginal[index] = 0.0
-            continue
-        colour = choice_colours[index]
-        points = _points(table.zone_full_runes[player, root],
-                         table.zone_open_half_runes[player, root], root_sum[root],
-                         root_log[root], context, params)
-        marginal[index] = points * (1.0 - _hope(colour, context, params))
-    next_phase = min(1.0, context[CONTEXT_TREE_PHASES_LEFT])
-    values = np.empty(choice_count, dtype=np.float64)
     players = table.status[STATUS_PLAYERS]
+    fresh = np.empty(1, dtype=np.float64)
+    skip = np.empty(1, dtype=np.int64)
+    choices = np.empty(choice_count, dtype=np.float64)
     for index in range(choice_count):
         colour = choice_colours[index]
         root = find_zone(table, player, choice_zones[index])
-        follow_up = 0.0
-        for other in range(choice_count):
-            other_colour = choice_colours[other]
-            if find_zone(table, player, choice_zones[other]) == root:
-                continue
-            left = table.supply[other_colour - 1] - (1 if other_colour == colour else 0)
-            available = min(1.0, max(0.0, left - demand[other_colour - 1]))
-            value = marginal[other] * available
-            if value > follow_up:
-                follow_up = value
-        values[index] = (marginal[index] + params[P_LOOKAHEAD] * next_phase * follow_up
-                         + params[P_DENIAL] * demand[colour - 1]
-                         / max(1.0, float(table.supply[colour - 1])) / players)
-    return pick_best(values, choice_count, rng)
+        gain = 0.0
+        skip_count = 0
+        if table.zone_trees[player, root] == 0:
+            gain = _points(table.zone_full_runes[player, root],
+                           table.zone_open_half_runes[player, root], root_sum[root],
+                           root_log[root], params)
+            for k in range(count_without):
+                if roots[k] == root:
+                    skip[0] = k
+                    skip_count = 1
+        choices[index] = (gain + ranked_hope(values, count_without, fresh, 0, skip, skip_count,
+                                             weights)
+                          + params[P_DENIAL] * demand[colour - 1]
+                          / max(1.0, float(table.supply[colour - 1])) / players)
+    return pick_best(choices, choice_count, rng)
+
