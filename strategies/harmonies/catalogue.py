@@ -16,6 +16,9 @@ THRESHOLD = "expected points a face-up card must offer before the planner takes 
 COST = ("points a future token could earn elsewhere: charged for each token a partial "
         "landscape still needs")
 DRAWS = "tokens of one colour the planner hopes to draw per turn left (its chances)"
+SPACE = ("points charged for a token on an empty hex while this board is the one that will end "
+         "the game (the clock)")
+CLOG = "expected points a card must offer more for each open card already held"
 
 
 class RandomStrategy(Strategy):
@@ -76,6 +79,25 @@ class PlannerStrategy(Strategy):
     builtin = True
 
 
+class ExpertStrategy(Strategy):
+    """The planner's board value with the game clock (a charge for covering an empty hex while
+    this board sets the end), a charge per open card before taking another, and the spirit of
+    the better measured score (``strategies.harmonies.expert``)."""
+
+    name = "expert"
+    description = ("planner's board value plus the game clock (empty hexes are time), free card "
+                   "slots and the better spirit")
+    parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
+                  StrategyParameter("cards", 2.0, CARDS),
+                  StrategyParameter("threshold", 1.0, THRESHOLD),
+                  StrategyParameter("cost", 2.0, COST),
+                  StrategyParameter("draws", 1.2, DRAWS),
+                  StrategyParameter("space", 1.5, SPACE),
+                  StrategyParameter("clog", 1.0, CLOG))
+    builtin = True
+
+
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (
     RandomStrategy, GreedyStrategy, LandscapeStrategy, AnimalsStrategy, PlannerStrategy,
+    ExpertStrategy,
 )

@@ -1,0 +1,355 @@
+"""``expert``: the planner's board value, played with an eye on the game clock and the card slots.
+
+It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
+and held cards' targets valued by the chance that the public bag counts supply the missing
+tokens in the turns left) and changes what the planner gets wrong in measured play (2 players,
+side A, spirits: the planner's games last about 9 turns, it takes 4 cards and completes about
+one, so its slots clog):
+
+* **The clock** (``space``): the game ends when a board is nearly full, so an empty hex is
+  time. A token on an empty hex is charged ``space`` points while this player's board is the
+  one that will end the game (its turns left by its own empty hexes are no more than the
+  others' and the bag's); the charge fades as another board or the bag comes to end the game
+  first, and is 0 in the last round. Stacking (trees, mountains, buildings) then wins over
+  spreading when the points are close, which makes the game longer for the one who stacks.
+* **Card slots** (``clog``): a face-up card must offer ``threshold + clog x open cards`` expected
+  points before it is taken, so slots stay free for the cards the board fits.
+* **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
+  score (:data:`SPIRIT_PREFERENCE`, by card id, from expert self-play), not one at random.
+* **Speed**: the potential of every hex is worked out once per token step, so a candidate
+  token costs the potential of its 7 hexes after placing it only.
+
+Parameters (``expert:space=2.5``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
+as in ``planner``, plus ``space`` and ``clog``. The defaults come from
+``sim tune-strategy`` runs documented on the class (``strategies.harmonies.catalogue``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.games.harmonies.colours import BLUE, YELLOW
+from sim.games.harmonies.gains import (
+    copy_local_view,
+    fast_local_gain,
+    field_gain,
+    holds_placed_spirit,
+    invalidate,
+    island_gain,
+    note_token_in_view,
+    note_token_placed,
+    prepare_local_view,
+    refresh,
+    river_gain,
+    spirit_gain,
+)
+from sim.games.harmonies.stacking import can_place_token
+from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
+from strategies.harmonies.common import (
+    keep_if_better,
+    plan_rest_to_box,
+    play_remembered_plan,
+    remember_plan,
+    restore_board,
+    save_board,
+)
+from strategies.harmonies.greedy import greedy_cube_phase
+from strategies.harmonies.ids import (
+    POLICY_PLANNER,
+    SLOT_CARDS,
+    SLOT_CHANCE,
+    SLOT_CLOG,
+    SLOT_COST,
+    SLOT_DRAWS,
+    SLOT_POTENTIAL,
+    SLOT_SPACE,
+    SLOT_THRESHOLD,
+)
+from strategies.harmonies.valued import (
+    NOT_LEGAL,
+    card_offer_worth,
+    cards_worth,
+    choose_targets,
+    estimate_supply,
+    hex_potential,
+    targets_touching,
+    turns_left_estimate,
+)
+
+# Mean final score of a seat by the spirit it kept (2 players, side A, expert self-play), by
+# card id; an id not listed (user data) gets 0, so the choice falls to the first offered.
+SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
+for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
+                              39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
+    SPIRIT_PREFERENCE[_card_id] = _mean_score
+CLOCK_FADE_TURNS = 2.0  # the space charge falls to 0 when another end is this many turns nearer
+
+
+# --------------------------------------------------------------------------------------------
+# The clock
+
+
+@njit(cache=True)
+def turns_to_fill(tables, public, player):
+    """Turns ``player``'s board can still take before it ends the game (about 2 hexes a turn)."""
+    empty = 0
+    for hex_index in range(tables.hex_count):
+        if public.heights[player, hex_index] == 0:
+            empty += 1
+    return (empty - tables.end_when_empty_hexes_at_most) / 2.0
+
+
+@njit(cache=True)
+def clock_share(tables, public, player):
+    """How much this player's own board sets the end of the game: 1 when its turns left by its
+    empty hexes are no more than every other board's and the bag's, falling linearly to 0 as
+    another end comes CLOCK_FADE_TURNS turns nearer; 0 once the end is a turn away."""
+    own = turns_to_fill(tables, public, player)
+    bag_left = 0
+    for colour in range(public.bag_counts.shape[0]):
+        bag_left += public.bag_counts[colour]
+    other = bag_left / float(tables.tokens_per_space * tables.players)
+    for opponent in range(tables.players):
+        if opponent != player:
+            other = min(other, turns_to_fill(tables, public, opponent))
+    if min(own, other) <= 1.0:
+        return 0.0
+    if own <= other:
+        return 1.0
+    return max(0.0, 1.0 - (own - other) / CLOCK_FADE_TURNS)
+
+
+# --------------------------------------------------------------------------------------------
+# Spirit and cards
+
+
+@njit(cache=True)
+def expert_choose_spirit(tables, offers):
+    """Of the two offered spirits (card indices), the one of the higher preference."""
+    first = SPIRIT_PREFERENCE[tables.card_ids[offers[0]]]
+    second = SPIRIT_PREFERENCE[tables.card_ids[offers[1]]]
+    return 1 if second > first else 0
+
+
+@njit(cache=True)
+def expert_card_choice(tables, public, player, generator, work, turns_left):
+    """Take the face-up card of highest expected points when it beats the threshold plus the
+    slot charge for every open card held; True when a card was taken."""
+    if not may_take_card(tables, public, player):
+        return False
+    wanted = (work.parameters[player, SLOT_THRESHOLD]
+              + work.parameters[player, SLOT_CLOG] * uncompleted_cards(tables, public, player))
+    best, best_position, ties = -1.0, -1, 0
+    for position in range(public.card_row.shape[0]):
+        card = public.card_row[position]
+        if card < 0:
+            continue
+        worth = card_offer_worth(tables, public, player, card, work.supply, POLICY_PLANNER,
+                                 turns_left)
+        better, ties = keep_if_better(worth, best, ties, generator)
+        if better:
+            best, best_position = worth, position
+    if best_position < 0 or best < wanted:
+        return False
+    take_card(tables, public, player, best_position)
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+
+
+@njit(cache=True)
+def note_hex_potentials(tables, public, player, work, token_cost, row):
+    """Potential of every hex of the board as it is, into ``work.hex_potentials[row]`` (row 0:
+    the board at the start of the turn's trials, row 1: during a trial)."""
+    for hex_index in range(tables.hex_count):
+        work.hex_potentials[row, hex_index] = hex_potential(
+            tables.neighbours, tables.tree_points, tables.mountain_points,
+            tables.building_points, tables.building_min_colours, public.stacks, public.heights,
+            public.cube_heights, player, hex_index, work.supply, token_cost)
+
+
+@njit(cache=True)
+def expert_token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                       spirit_placed, cards_before, space_charge, token_cost, potentials):
+    """Value added by a ``colour`` token on the legal ``hex_index``: score gain, weighted
+    change of potentials (from the step's cached ones) and of card progress, less the space
+    charge on an empty hex. The board is left unchanged."""
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    neighbours = tables.neighbours
+    scratch, cache = work.scratch, work.cache
+    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
+                                  tables.building_points, tables.building_min_colours, heights,
+                                  player, work.trial_view, hex_index, colour))
+    if colour == YELLOW:
+        value += field_gain(neighbours, cache.yellow_labels, cache.yellow_sizes,
+                            tables.field_min_group, tables.field_group_points, hex_index)
+    elif colour == BLUE:
+        if tables.water_is_river:
+            heights[player, hex_index] = 1  # blue only goes on empty hexes
+            stacks[player, hex_index, 0] = BLUE
+            value += river_gain(neighbours, cache.blue_labels, cache.blue_diameters,
+                                cache.numbers, tables.river_points,
+                                tables.river_points_per_extra_token, scratch.member,
+                                scratch.distance, scratch.queue, hex_index)
+            heights[player, hex_index] = 0
+        else:
+            value += island_gain(neighbours, tables.island_points, cache.numbers, stacks,
+                                 heights, player, scratch.member, scratch.labels,
+                                 scratch.sizes, scratch.queue, hex_index)
+    if spirit_placed:
+        value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
+    height = heights[player, hex_index]
+    if height == 0:
+        value -= space_charge
+    touches_target = w_cards > 0 and targets_touching(work, hex_index)
+    if w_potential > 0 or touches_target:
+        previous = stacks[player, hex_index, height]
+        stacks[player, hex_index, height] = colour
+        heights[player, hex_index] = height + 1
+        if w_potential > 0:
+            change = -potentials[hex_index] + hex_potential(
+                neighbours, tables.tree_points, tables.mountain_points, tables.building_points,
+                tables.building_min_colours, stacks, heights, cube_heights, player, hex_index,
+                work.supply, token_cost)
+            for direction in range(6):
+                neighbour = neighbours[hex_index, direction]
+                if neighbour >= 0:
+                    change += hex_potential(
+                        neighbours, tables.tree_points, tables.mountain_points,
+                        tables.building_points, tables.building_min_colours, stacks, heights,
+                        cube_heights, player, neighbour, work.supply, token_cost
+                    ) - potentials[neighbour]
+            value += w_potential * change
+        if touches_target:
+            value += w_cards * (cards_worth(work, stacks, heights, cube_heights, player,
+                                            work.supply) - cards_before)
+        heights[player, hex_index] = height
+        stacks[player, hex_index, height] = previous
+    return value
+
+
+@njit(cache=True)
+def expert_token_plan(tables, public, player, generator, work, token_count, space_charge):
+    """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
+    at random), recording the order in ``work.plan_*``; returns the total value. The tokens
+    stay on the board (callers save and restore it)."""
+    w_potential = work.parameters[player, SLOT_POTENTIAL]
+    w_cards = work.parameters[player, SLOT_CARDS]
+    token_cost = work.parameters[player, SLOT_COST]
+    work.token_left[:] = 0
+    work.token_left[:token_count] = 1
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    spirit_placed = holds_placed_spirit(tables, public, player)
+    copy_local_view(work.start_view, work.trial_view)
+    total = 0.0
+    for step in range(token_count):
+        best_value = NOT_LEGAL
+        best_token = -1
+        best_hex = -1
+        ties = 0
+        refresh(tables, public, player, work.scratch, work.cache)
+        cards_before = 0.0
+        if w_cards > 0:
+            cards_before = cards_worth(work, stacks, heights, cube_heights, player, work.supply)
+        if step > 0 and w_potential > 0:
+            note_hex_potentials(tables, public, player, work, token_cost, 1)
+        potentials = work.hex_potentials[0 if step == 0 else 1]
+        for token in range(token_count):
+            if work.token_left[token] == 0:
+                continue
+            colour = work.tokens[token]
+            repeated = False  # a colour already tried this step gives the same options
+            for earlier in range(token):
+                if work.token_left[earlier] and work.tokens[earlier] == colour:
+                    repeated = True
+            if repeated:
+                continue
+            # Every space starts from the same board: first-step values are worked out once.
+            cached = step == 0 and work.first_step_ready[colour] == 1
+            for hex_index in range(tables.hex_count):
+                if cached:
+                    value = work.first_step_values[colour, hex_index]
+                    if value == NOT_LEGAL:
+                        continue
+                elif not can_place_token(stacks, heights, cube_heights, player, hex_index,
+                                         colour):
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = NOT_LEGAL
+                    continue
+                else:
+                    value = expert_token_value(tables, public, player, work, hex_index, colour,
+                                               w_potential, w_cards, spirit_placed,
+                                               cards_before, space_charge, token_cost,
+                                               potentials)
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = value
+                better, ties = keep_if_better(value, best_value, ties, generator)
+                if better:
+                    best_value, best_token, best_hex = value, token, hex_index
+            if step == 0:
+                work.first_step_ready[colour] = 1
+        if best_token < 0:
+            plan_rest_to_box(work, step, token_count)
+            return total
+        colour = work.tokens[best_token]
+        place_token(public, player, best_hex, colour)
+        note_token_placed(work.cache, colour)
+        note_token_in_view(tables.neighbours, stacks, heights, player, work.trial_view, best_hex)
+        work.token_left[best_token] = 0
+        work.plan_colours[step] = colour
+        work.plan_hexes[step] = best_hex
+        total += best_value
+    return total
+
+
+@njit(cache=True)
+def expert_turn(tables, public, player, generator, work):
+    """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
+    invalidate(work.cache)
+    estimate_supply(tables, public, work.parameters[player, SLOT_CHANCE],
+                    work.parameters[player, SLOT_DRAWS], work.supply)
+    turns_left = turns_left_estimate(tables, public)
+    took_card = expert_card_choice(tables, public, player, generator, work, turns_left)
+    if took_card:
+        greedy_cube_phase(tables, public, player, generator, work)
+    choose_targets(tables, public, player, work)
+    work.first_step_ready[:] = 0
+    prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
+                       work.start_view)
+    space_charge = work.parameters[player, SLOT_SPACE] * clock_share(tables, public, player)
+    if work.parameters[player, SLOT_POTENTIAL] > 0:
+        note_hex_potentials(tables, public, player, work, work.parameters[player, SLOT_COST], 0)
+
+    save_board(tables, public, player, work)
+    best_value = NOT_LEGAL
+    best_space = -1
+    token_count = tables.tokens_per_space
+    ties = 0
+    for space in range(tables.central_spaces):
+        count = public.central_count[space]
+        if count == 0:
+            continue
+        for slot in range(count):
+            work.tokens[slot] = public.central[space, slot]
+        value = expert_token_plan(tables, public, player, generator, work, count, space_charge)
+        restore_board(tables, public, player, work)
+        better, ties = keep_if_better(value, best_value, ties, generator)
+        if better:
+            best_value = value
+            best_space = space
+            token_count = count
+            remember_plan(work, count)
+
+    play_remembered_plan(tables, public, player, work, best_space, token_count)
+    greedy_cube_phase(tables, public, player, generator, work)
+    if not took_card and expert_card_choice(tables, public, player, generator, work,
+                                            turns_left):
+        took_card = True
+        greedy_cube_phase(tables, public, player, generator, work)
+    invalidate(work.cache)
+    return best_space, took_card
+
+
