@@ -19,6 +19,10 @@ DRAWS = "tokens of one colour the planner hopes to draw per turn left (its chanc
 SPACE = ("points charged for a token on an empty hex while this board is the one that will end "
          "the game (the clock)")
 CLOG = "expected points a card must offer more for each open card already held"
+BEAM = ("first placements of a space's tokens the expert looks ahead from (1: token by token; "
+        "k: the k best first placements, each followed by the rest, the best whole move kept)")
+TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
+         "points, in what a held card's next cube is worth")
 
 
 class RandomStrategy(Strategy):
@@ -92,8 +96,10 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("threshold", 1.0, THRESHOLD),
                   StrategyParameter("cost", 2.0, COST),
                   StrategyParameter("draws", 1.2, DRAWS),
-                  StrategyParameter("space", 1.5, SPACE),
-                  StrategyParameter("clog", 1.0, CLOG))
+                  StrategyParameter("space", 6.0, SPACE, minimum=0.0, tune_high=12.0),
+                  StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
+                  StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
+                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True))
     builtin = True
 
 

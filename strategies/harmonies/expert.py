@@ -57,6 +57,7 @@ from strategies.harmonies.common import (
 from strategies.harmonies.greedy import greedy_cube_phase
 from strategies.harmonies.ids import (
     POLICY_PLANNER,
+    SLOT_BEAM,
     SLOT_CARDS,
     SLOT_CHANCE,
     SLOT_CLOG,
@@ -65,6 +66,7 @@ from strategies.harmonies.ids import (
     SLOT_POTENTIAL,
     SLOT_SPACE,
     SLOT_THRESHOLD,
+    SLOT_TRACK,
 )
 from strategies.harmonies.valued import (
     NOT_LEGAL,
@@ -73,6 +75,7 @@ from strategies.harmonies.valued import (
     choose_targets,
     estimate_supply,
     hex_potential,
+    next_cube_points,
     targets_touching,
     turns_left_estimate,
 )
@@ -156,6 +159,34 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
     return True
 
 
+@njit(cache=True)
+def expert_target_value(tables, public, player, slot, scratch, track):
+    """What the next cube of the card in ``slot`` is worth to the expert: the planner's next
+    cube's points, blended (weight ``track``) with the mean step of the rest of the card's
+    track, since a first cube worth little opens the cubes worth more (a spirit: as in the
+    planner)."""
+    points = next_cube_points(tables, public, player, slot, scratch)
+    card = public.held_cards[player, slot]
+    if tables.card_is_spirit[card] or track == 0:
+        return points
+    placed = public.cubes_placed[player, slot]
+    cubes = tables.card_cube_count[card]
+    already = tables.card_points[card, placed - 1] if placed > 0 else 0
+    mean_step = (tables.card_points[card, cubes - 1] - already) / float(cubes - placed)
+    return (1.0 - track) * points + track * mean_step
+
+
+@njit(cache=True)
+def expert_choose_targets(tables, public, player, work, track):
+    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values."""
+    choose_targets(tables, public, player, work)
+    for target in range(work.target_slot.shape[0]):
+        slot = work.target_slot[target]
+        if slot >= 0:
+            work.target_value[target] = expert_target_value(tables, public, player, slot,
+                                                            work.scratch, track)
+
+
 # --------------------------------------------------------------------------------------------
 # Tokens
 
@@ -232,20 +263,18 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
 
 
 @njit(cache=True)
-def expert_token_plan(tables, public, player, generator, work, token_count, space_charge):
-    """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
-    at random), recording the order in ``work.plan_*``; returns the total value. The tokens
-    stay on the board (callers save and restore it)."""
+def expert_steps(tables, public, player, generator, work, token_count, space_charge,
+                 first_step):
+    """Place the tokens still in hand one at a time from plan position ``first_step`` on, each
+    step the (token, hex) of largest value (ties at random), recording the order in
+    ``work.plan_*``; returns the total value. The tokens stay on the board."""
     w_potential = work.parameters[player, SLOT_POTENTIAL]
     w_cards = work.parameters[player, SLOT_CARDS]
     token_cost = work.parameters[player, SLOT_COST]
-    work.token_left[:] = 0
-    work.token_left[:token_count] = 1
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
     spirit_placed = holds_placed_spirit(tables, public, player)
-    copy_local_view(work.start_view, work.trial_view)
     total = 0.0
-    for step in range(token_count):
+    for step in range(first_step, token_count):
         best_value = NOT_LEGAL
         best_token = -1
         best_hex = -1
@@ -306,6 +335,73 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
 
 
 @njit(cache=True)
+def expert_token_plan(tables, public, player, generator, work, token_count, space_charge,
+                      beam):
+    """Plan the tokens of ``work.tokens`` into ``work.plan_*``; returns the plan's value.
+
+    ``beam`` 1: token by token, the best (token, hex) each step. ``beam`` k > 1: the three
+    tokens as one move, looking ahead from each of the k best first placements (the rest
+    token by token) and keeping the best whole plan. The board is left with the tokens
+    placed (beam 1) or as it was (beam > 1); callers restore it either way."""
+    work.token_left[:] = 0
+    work.token_left[:token_count] = 1
+    copy_local_view(work.start_view, work.trial_view)
+    first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0)
+    if beam <= 1 or token_count < 2 or work.plan_hexes[0] < 0:
+        return first
+    # The first step has filled the cache of first-step values for every colour in hand.
+    best_total = first
+    best_colours = work.plan_colours.copy()
+    best_hexes = work.plan_hexes.copy()
+    tried_colour = np.full(beam, -1, dtype=np.int64)
+    tried_hex = np.full(beam, -1, dtype=np.int64)
+    tried_colour[0] = work.plan_colours[0]
+    tried_hex[0] = work.plan_hexes[0]
+    for branch in range(1, beam):
+        # The next best first placement not tried yet.
+        value, colour, hex_index = NOT_LEGAL, -1, -1
+        for token in range(token_count):
+            token_colour = work.tokens[token]
+            for candidate in range(tables.hex_count):
+                candidate_value = work.first_step_values[token_colour, candidate]
+                if candidate_value <= value:
+                    continue
+                seen = False
+                for earlier in range(branch):
+                    if tried_colour[earlier] == token_colour and tried_hex[earlier] == candidate:
+                        seen = True
+                if not seen:
+                    value, colour, hex_index = candidate_value, token_colour, candidate
+        if colour < 0:
+            break
+        tried_colour[branch] = colour
+        tried_hex[branch] = hex_index
+        restore_board(tables, public, player, work)
+        work.token_left[:] = 0
+        work.token_left[:token_count] = 1
+        copy_local_view(work.start_view, work.trial_view)
+        for token in range(token_count):
+            if work.tokens[token] == colour:
+                work.token_left[token] = 0
+                break
+        place_token(public, player, hex_index, colour)
+        note_token_placed(work.cache, colour)
+        note_token_in_view(tables.neighbours, public.stacks, public.heights, player,
+                           work.trial_view, hex_index)
+        work.plan_colours[0] = colour
+        work.plan_hexes[0] = hex_index
+        total = value + expert_steps(tables, public, player, generator, work, token_count,
+                                     space_charge, 1)
+        if total > best_total:
+            best_total = total
+            best_colours[:] = work.plan_colours
+            best_hexes[:] = work.plan_hexes
+    work.plan_colours[:] = best_colours
+    work.plan_hexes[:] = best_hexes
+    return best_total
+
+
+@njit(cache=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
@@ -315,7 +411,7 @@ def expert_turn(tables, public, player, generator, work):
     took_card = expert_card_choice(tables, public, player, generator, work, turns_left)
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
-    choose_targets(tables, public, player, work)
+    expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK])
     work.first_step_ready[:] = 0
     prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
                        work.start_view)
@@ -323,6 +419,7 @@ def expert_turn(tables, public, player, generator, work):
     if work.parameters[player, SLOT_POTENTIAL] > 0:
         note_hex_potentials(tables, public, player, work, work.parameters[player, SLOT_COST], 0)
 
+    beam = int(work.parameters[player, SLOT_BEAM])
     save_board(tables, public, player, work)
     best_value = NOT_LEGAL
     best_space = -1
@@ -334,7 +431,8 @@ def expert_turn(tables, public, player, generator, work):
             continue
         for slot in range(count):
             work.tokens[slot] = public.central[space, slot]
-        value = expert_token_plan(tables, public, player, generator, work, count, space_charge)
+        value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
+                                  beam)
         restore_board(tables, public, player, work)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:

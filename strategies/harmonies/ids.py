@@ -27,5 +27,8 @@ SLOT_COST = 4  # points a future token could earn elsewhere (charged to partial 
 SLOT_DRAWS = 5  # planner: tokens of a colour one may hope to draw per turn left
 SLOT_SPACE = 6  # expert: points charged for covering an empty hex (the game clock)
 SLOT_CLOG = 7  # expert: points a card must offer more for each open card held
-PARAMETER_SLOTS = 8
-PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog")
+SLOT_TRACK = 8  # expert: weight of the mean step of a card's remaining track in a cube's value
+SLOT_BEAM = 9  # expert: first placements looked ahead from (1: token by token)
+PARAMETER_SLOTS = 10
+PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
+                   "track", "beam")
