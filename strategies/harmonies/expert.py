@@ -8,10 +8,11 @@ one, so its slots clog):
 
 * **The clock** (``space``): the game ends when a board is nearly full, so an empty hex is
   time. A token on an empty hex is charged ``space`` points while this player's board is the
-  one that will end the game (its turns left by its own empty hexes are no more than the
-  others' and the bag's); the charge fades as another board or the bag comes to end the game
-  first, and is 0 in the last round. Stacking (trees, mountains, buildings) then wins over
-  spreading when the points are close, which makes the game longer for the one who stacks.
+  one that will end the game (its turns left, its empty hexes at the rate it has filled them,
+  are no more than each other board's at theirs, nor the bag's); the charge fades as another
+  board or the bag comes to end the game first, and is 0 in the last round. Stacking (trees,
+  mountains, buildings) then wins over spreading when the points are close, which makes the
+  game longer for the one who stacks; against a fast filler it buys nothing and is dropped.
 * **Card slots** (``clog``): a face-up card must offer ``threshold + clog x open cards`` expected
   points before it is taken, so slots stay free for the cards the board fits.
 * **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
@@ -87,6 +88,8 @@ for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 
                               39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
     SPIRIT_PREFERENCE[_card_id] = _mean_score
 CLOCK_FADE_TURNS = 2.0  # the space charge falls to 0 when another end is this many turns nearer
+FIRST_TURNS_RATE = 2.0  # hexes a board is expected to fill per turn before it has played
+MIN_FILL_RATE = 0.5  # a board that stacked everything so far still fills some hexes
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,19 +98,26 @@ CLOCK_FADE_TURNS = 2.0  # the space charge falls to 0 when another end is this m
 
 @njit(cache=True)
 def turns_to_fill(tables, public, player):
-    """Turns ``player``'s board can still take before it ends the game (about 2 hexes a turn)."""
+    """Turns ``player``'s board can still take before it ends the game, at the rate it has
+    filled hexes so far (FIRST_TURNS_RATE before its first turn, at least MIN_FILL_RATE)."""
     empty = 0
     for hex_index in range(tables.hex_count):
         if public.heights[player, hex_index] == 0:
             empty += 1
-    return (empty - tables.end_when_empty_hexes_at_most) / 2.0
+    turns = public.turns_played[player]
+    rate = FIRST_TURNS_RATE
+    if turns > 0:
+        rate = max(MIN_FILL_RATE, (tables.hex_count - empty) / float(turns))
+    return (empty - tables.end_when_empty_hexes_at_most) / rate
 
 
 @njit(cache=True)
 def clock_share(tables, public, player):
-    """How much this player's own board sets the end of the game: 1 when its turns left by its
-    empty hexes are no more than every other board's and the bag's, falling linearly to 0 as
-    another end comes CLOCK_FADE_TURNS turns nearer; 0 once the end is a turn away."""
+    """How much this player's own board sets the end of the game: 1 when its turns left (its
+    empty hexes at its own filling rate so far) are no more than every other board's (at
+    theirs) and the bag's, falling linearly to 0 as another end comes CLOCK_FADE_TURNS turns
+    nearer; 0 once the end is a turn away. Against a player who fills fast, slowing down buys
+    nothing: the other board ends the game anyway."""
     own = turns_to_fill(tables, public, player)
     bag_left = 0
     for colour in range(public.bag_counts.shape[0]):

@@ -46,20 +46,21 @@ def fill(public, player: int, hexes: int, colour: int = BROWN) -> None:
     public.stacks[player, :hexes, 0] = colour
 
 
-@pytest.mark.parametrize("empty_own,empty_other,bag,share", [
-    (10, 16, 100, 1.0),  # own 4 turns left, the other 7, the bag 16.7: this board ends it
-    (14, 12, 100, 0.5),  # own 6, the other 5: one turn nearer elsewhere, half the charge
-    (18, 12, 100, 0.0),  # own 8, the other 5: two turns or more nearer elsewhere, none
-    (14, 16, 24, 0.0),   # own 6, the bag runs out in 4 turns: the bag ends it
-    (14, 16, 33, 0.75),  # the bag in 5.5 turns, own 6: half a turn nearer, 1 - 0.5 / 2
-    (4, 16, 100, 0.0),   # own 1 turn left: the end is here, no charge
+@pytest.mark.parametrize("own_filled,own_turns,other_filled,other_turns,bag,share", [
+    # side A: 23 hexes, the end at 2 empty. Turns left = (empty - 2) / (filled / turns played)
+    (12, 4, 8, 4, 100, 1.0),  # own (11 - 2) / 3 = 3 turns, the other 13 / 2 = 6.5: own ends it
+    (9, 3, 12, 4, 100, 0.5),  # own 12 / 3 = 4, the other 9 / 3 = 3: one turn nearer, half
+    (8, 4, 12, 4, 100, 0.0),  # own 6.5, the other 3: two turns or more nearer, no charge
+    (9, 3, 4, 2, 21, 0.75),   # own 4, the other 8.5, the bag 21 / 6 = 3.5: 1 - 0.5 / 2
+    (0, 0, 0, 0, 100, 1.0),   # before anyone played: both at 2 a turn, 10.5 each
+    (18, 6, 8, 4, 100, 0.0),  # own 3 / 3 = 1 turn left: the end is here, no charge
 ])
-def test_clock_share_is_how_much_this_board_sets_the_end(tables_2a, empty_own, empty_other,
-                                                         bag, share):
+def test_clock_share_is_how_much_this_board_sets_the_end(tables_2a, own_filled, own_turns,
+                                                         other_filled, other_turns, bag, share):
     public, _ = new_state(tables_2a)
-    hexes = tables_2a.hex_count  # 23 on side A; the end comes at 2 empty hexes, 2 a turn
-    fill(public, 0, hexes - empty_own)
-    fill(public, 1, hexes - empty_other)
+    fill(public, 0, own_filled)
+    fill(public, 1, other_filled)
+    public.turns_played[:] = (own_turns, other_turns)
     public.bag_counts[:] = 0
     public.bag_counts[0] = bag  # 6 tokens a round at 2 players
     assert clock_share(tables_2a, public, 0) == pytest.approx(share)
