@@ -21,6 +21,12 @@ SPACE = ("points charged for a token on an empty hex while this board is the one
 CLOG = "expected points a card must offer more for each open card already held"
 BEAM = ("first placements of a space's tokens the expert looks ahead from (1: token by token; "
         "k: the k best first placements, each followed by the rest, the best whole move kept)")
+RUSH = ("points covering an empty hex gains when 10+ points ahead (ending the game one leads) "
+        "or costs when as far behind")
+FADE = ("turns sooner another board (or the bag) must be due to end the game for the space "
+        "charge to vanish (it falls linearly from 1 when this board is due first)")
+SPIRIT = ("least points the held nature spirit's cube is worth while its bonus is smaller (the "
+          "bonus scores only once the cube is placed)")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -99,7 +105,10 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("space", 6.0, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
                   StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
-                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True))
+                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
+                  StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
+                  StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
+                  StrategyParameter("spirit", 6.0, SPIRIT, minimum=0.0, tune_high=20.0))
     builtin = True
 
 

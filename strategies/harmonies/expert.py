@@ -10,9 +10,13 @@ one, so its slots clog):
   time. A token on an empty hex is charged ``space`` points while this player's board is the
   one that will end the game (its turns left, its empty hexes at the rate it has filled them,
   are no more than each other board's at theirs, nor the bag's); the charge fades as another
-  board or the bag comes to end the game first, and is 0 in the last round. Stacking (trees,
-  mountains, buildings) then wins over spreading when the points are close, which makes the
-  game longer for the one who stacks; against a fast filler it buys nothing and is dropped.
+  board or the bag comes to end the game first (to 0 at ``fade`` turns sooner), and is 0 in
+  the last round. Stacking (trees, mountains, buildings) then wins over spreading when the
+  points are close, which makes the game longer for the one who stacks; against a fast
+  filler it buys nothing and is dropped.
+* **Tempo** (``rush``): ahead in score, covering an empty hex earns up to ``rush`` points (the
+  game one leads should end soon); behind, it costs up to ``rush`` more while this board sets
+  the end.
 * **Card slots** (``clog``): a face-up card must offer ``threshold + clog x open cards`` expected
   points before it is taken, so slots stay free for the cards the board fits.
 * **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
@@ -45,6 +49,7 @@ from sim.games.harmonies.gains import (
     river_gain,
     spirit_gain,
 )
+from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
 from strategies.harmonies.common import (
@@ -64,8 +69,11 @@ from strategies.harmonies.ids import (
     SLOT_CLOG,
     SLOT_COST,
     SLOT_DRAWS,
+    SLOT_FADE,
     SLOT_POTENTIAL,
+    SLOT_RUSH,
     SLOT_SPACE,
+    SLOT_SPIRIT,
     SLOT_THRESHOLD,
     SLOT_TRACK,
 )
@@ -87,9 +95,9 @@ SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
 for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
                               39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
     SPIRIT_PREFERENCE[_card_id] = _mean_score
-CLOCK_FADE_TURNS = 2.0  # the space charge falls to 0 when another end is this many turns nearer
 FIRST_TURNS_RATE = 2.0  # hexes a board is expected to fill per turn before it has played
 MIN_FILL_RATE = 0.5  # a board that stacked everything so far still fills some hexes
+LEAD_SCALE = 10.0  # points of lead (or deficit) at which the rush is full
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,10 +120,10 @@ def turns_to_fill(tables, public, player):
 
 
 @njit(cache=True)
-def clock_share(tables, public, player):
+def clock_share(tables, public, player, fade_turns):
     """How much this player's own board sets the end of the game: 1 when its turns left (its
     empty hexes at its own filling rate so far) are no more than every other board's (at
-    theirs) and the bag's, falling linearly to 0 as another end comes CLOCK_FADE_TURNS turns
+    theirs) and the bag's, falling linearly to 0 as another end comes ``fade_turns`` turns
     nearer; 0 once the end is a turn away. Against a player who fills fast, slowing down buys
     nothing: the other board ends the game anyway."""
     own = turns_to_fill(tables, public, player)
@@ -130,7 +138,39 @@ def clock_share(tables, public, player):
         return 0.0
     if own <= other:
         return 1.0
-    return max(0.0, 1.0 - (own - other) / CLOCK_FADE_TURNS)
+    if fade_turns <= 0:
+        return 0.0
+    return max(0.0, 1.0 - (own - other) / fade_turns)
+
+
+@njit(cache=True)
+def score_lead(tables, public, player, work):
+    """This player's score now less the best other player's."""
+    own = score_player(tables, public, player, work.scratch, work.scores)
+    best_other = -1_000_000
+    for opponent in range(tables.players):
+        if opponent != player:
+            best_other = max(best_other, score_player(tables, public, opponent, work.scratch,
+                                                      work.scores))
+    return float(own - best_other) if tables.players > 1 else 0.0
+
+
+@njit(cache=True)
+def space_charge_now(tables, public, player, work):
+    """Points charged for a token on an empty hex this turn: ``space`` times the clock share;
+    with ``rush``, less up to ``rush`` when ahead (filling fast ends a game one leads) and more
+    up to ``rush`` times the share when behind (a longer game is a chance to catch up), in
+    proportion to the lead, full at LEAD_SCALE points."""
+    share = clock_share(tables, public, player, work.parameters[player, SLOT_FADE])
+    charge = work.parameters[player, SLOT_SPACE] * share
+    rush = work.parameters[player, SLOT_RUSH]
+    if rush > 0:
+        lead = min(1.0, max(-1.0, score_lead(tables, public, player, work) / LEAD_SCALE))
+        if lead > 0:
+            charge -= rush * lead
+        else:
+            charge -= rush * lead * share
+    return charge
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,14 +210,17 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
 
 
 @njit(cache=True)
-def expert_target_value(tables, public, player, slot, scratch, track):
+def expert_target_value(tables, public, player, slot, scratch, track, spirit_points):
     """What the next cube of the card in ``slot`` is worth to the expert: the planner's next
     cube's points, blended (weight ``track``) with the mean step of the rest of the card's
-    track, since a first cube worth little opens the cubes worth more (a spirit: as in the
-    planner)."""
-    points = next_cube_points(tables, public, player, slot, scratch)
+    track, since a first cube worth little opens the cubes worth more. A spirit's cube is worth
+    its bonus now, at least ``spirit_points`` (the bonus scores only once the cube is down)."""
     card = public.held_cards[player, slot]
-    if tables.card_is_spirit[card] or track == 0:
+    if tables.card_is_spirit[card]:
+        bonus = spirit_bonus(tables, public.stacks, public.heights, player, card, scratch)
+        return max(float(bonus), spirit_points)
+    points = next_cube_points(tables, public, player, slot, scratch)
+    if track == 0:
         return points
     placed = public.cubes_placed[player, slot]
     cubes = tables.card_cube_count[card]
@@ -187,14 +230,14 @@ def expert_target_value(tables, public, player, slot, scratch, track):
 
 
 @njit(cache=True)
-def expert_choose_targets(tables, public, player, work, track):
+def expert_choose_targets(tables, public, player, work, track, spirit_points):
     """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values."""
     choose_targets(tables, public, player, work)
     for target in range(work.target_slot.shape[0]):
         slot = work.target_slot[target]
         if slot >= 0:
             work.target_value[target] = expert_target_value(tables, public, player, slot,
-                                                            work.scratch, track)
+                                                            work.scratch, track, spirit_points)
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,11 +464,12 @@ def expert_turn(tables, public, player, generator, work):
     took_card = expert_card_choice(tables, public, player, generator, work, turns_left)
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
-    expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK])
+    expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK],
+                          work.parameters[player, SLOT_SPIRIT])
     work.first_step_ready[:] = 0
     prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
                        work.start_view)
-    space_charge = work.parameters[player, SLOT_SPACE] * clock_share(tables, public, player)
+    space_charge = space_charge_now(tables, public, player, work)
     if work.parameters[player, SLOT_POTENTIAL] > 0:
         note_hex_potentials(tables, public, player, work, work.parameters[player, SLOT_COST], 0)
 

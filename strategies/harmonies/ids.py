@@ -29,6 +29,9 @@ SLOT_SPACE = 6  # expert: points charged for covering an empty hex (the game clo
 SLOT_CLOG = 7  # expert: points a card must offer more for each open card held
 SLOT_TRACK = 8  # expert: weight of the mean step of a card's remaining track in a cube's value
 SLOT_BEAM = 9  # expert: first placements looked ahead from (1: token by token)
-PARAMETER_SLOTS = 10
+SLOT_RUSH = 10  # expert: points an empty hex gains (ahead) or costs (behind) at a full lead
+SLOT_FADE = 11  # expert: turns sooner another end must come for the space charge to vanish
+SLOT_SPIRIT = 12  # expert: least points a held spirit's cube is worth before its bonus shows
+PARAMETER_SLOTS = 13
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
-                   "track", "beam")
+                   "track", "beam", "rush", "fade", "spirit")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sim.games.base import StrategySpec
-from sim.games.harmonies.colours import BROWN, GREEN
+from sim.games.harmonies.colours import BLUE, BROWN, GREEN
 from sim.games.harmonies.gains import invalidate, prepare_local_view, refresh
 from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.state import new_state
@@ -63,7 +63,7 @@ def test_clock_share_is_how_much_this_board_sets_the_end(tables_2a, own_filled, 
     public.turns_played[:] = (own_turns, other_turns)
     public.bag_counts[:] = 0
     public.bag_counts[0] = bag  # 6 tokens a round at 2 players
-    assert clock_share(tables_2a, public, 0) == pytest.approx(share)
+    assert clock_share(tables_2a, public, 0, 2.0) == pytest.approx(share)
 
 
 def test_next_cube_value_blends_the_next_step_with_the_rest_of_the_track(tables_2a):
@@ -73,9 +73,18 @@ def test_next_cube_value_blends_the_next_step_with_the_rest_of_the_track(tables_
     add_card(public, 0, frog)
     public.cubes_placed[0, 0] = 1
     # next cube: 4 - 2 = 2 points; the rest of the track: (15 - 2) / 4 cubes = 3.25 a cube
-    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0) == pytest.approx(2.0)
-    assert expert_target_value(tables_2a, public, 0, 0, scratch, 1.0) == pytest.approx(3.25)
-    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.5) == pytest.approx(2.625)
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 6.0) == pytest.approx(2.0)
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 1.0, 6.0) == pytest.approx(3.25)
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.5, 6.0) == pytest.approx(2.625)
+
+
+def test_a_held_spirit_cube_is_worth_its_bonus_now_or_the_floor(tables_2a):
+    public, _ = new_state(tables_2a)
+    scratch = new_workspace(tables_2a).scratch
+    add_card(public, 0, card_index(tables_2a, 42))  # 2 points per blue token
+    fill(public, 0, 3, BLUE)  # bonus now 3 x 2 = 6
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 10.0) == 10.0
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 4.0) == 6.0
 
 
 def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
