@@ -27,6 +27,8 @@ FADE = ("turns sooner another board (or the bag) must be due to end the game for
         "charge to vanish (it falls linearly from 1 when this board is due first)")
 SPIRIT = ("least points the held nature spirit's cube is worth while its bonus is smaller (the "
           "bonus scores only once the cube is placed)")
+DENIAL = ("weight of the largest immediate gain the next player could make from the spaces a "
+          "move leaves them (charged to the move)")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -108,7 +110,8 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
-                  StrategyParameter("spirit", 6.0, SPIRIT, minimum=0.0, tune_high=20.0))
+                  StrategyParameter("spirit", 6.0, SPIRIT, minimum=0.0, tune_high=20.0),
+                  StrategyParameter("denial", 0.0, DENIAL, minimum=0.0, tune_high=1.0))
     builtin = True
 
 

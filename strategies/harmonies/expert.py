@@ -17,6 +17,9 @@ one, so its slots clog):
 * **Tempo** (``rush``): ahead in score, covering an empty hex earns up to ``rush`` points (the
   game one leads should end soon); behind, it costs up to ``rush`` more while this board sets
   the end.
+* **Denial** (``denial``): a space's value is lowered by ``denial`` times the largest
+  immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
+  their board), so a space they badly want is taken when it is nearly as good.
 * **Card slots** (``clog``): a face-up card must offer ``threshold + clog x open cards`` expected
   points before it is taken, so slots stay free for the cards the board fits.
 * **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
@@ -60,7 +63,7 @@ from strategies.harmonies.common import (
     restore_board,
     save_board,
 )
-from strategies.harmonies.greedy import greedy_cube_phase
+from strategies.harmonies.greedy import greedy_cube_phase, greedy_token_plan
 from strategies.harmonies.ids import (
     POLICY_PLANNER,
     SLOT_BEAM,
@@ -68,6 +71,7 @@ from strategies.harmonies.ids import (
     SLOT_CHANCE,
     SLOT_CLOG,
     SLOT_COST,
+    SLOT_DENIAL,
     SLOT_DRAWS,
     SLOT_FADE,
     SLOT_POTENTIAL,
@@ -455,12 +459,52 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
 
 
 @njit(cache=True)
+def next_player_gains(tables, public, player, generator, work, gains):
+    """``gains[space]``: the immediate score gain the next player in turn order would make
+    from each central space (``greedy``'s token plan on their board; 0 solo). Public
+    information only: their board and the central board."""
+    gains[:] = 0.0
+    opponent = (player + 1) % tables.players
+    if opponent == player:
+        return
+    invalidate(work.cache)
+    work.first_step_ready[:] = 0
+    prepare_local_view(tables.neighbours, public.stacks, public.heights, opponent,
+                       work.start_view)
+    save_board(tables, public, opponent, work)
+    for space in range(tables.central_spaces):
+        count = public.central_count[space]
+        if count == 0:
+            continue
+        for slot in range(count):
+            work.tokens[slot] = public.central[space, slot]
+        gains[space] = greedy_token_plan(tables, public, opponent, generator, work, count)
+        restore_board(tables, public, opponent, work)
+    invalidate(work.cache)
+    work.first_step_ready[:] = 0
+
+
+@njit(cache=True)
+def best_left_over(gains, taken):
+    """The largest of ``gains`` over every space but ``taken``."""
+    best = 0.0
+    for space in range(gains.shape[0]):
+        if space != taken and gains[space] > best:
+            best = gains[space]
+    return best
+
+
+@njit(cache=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
     estimate_supply(tables, public, work.parameters[player, SLOT_CHANCE],
                     work.parameters[player, SLOT_DRAWS], work.supply)
     turns_left = turns_left_estimate(tables, public)
+    denial = work.parameters[player, SLOT_DENIAL]
+    opponent_gains = np.zeros(tables.central_spaces, dtype=np.float64)
+    if denial > 0:
+        next_player_gains(tables, public, player, generator, work, opponent_gains)
     took_card = expert_card_choice(tables, public, player, generator, work, turns_left)
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
@@ -488,6 +532,8 @@ def expert_turn(tables, public, player, generator, work):
         value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
                                   beam)
         restore_board(tables, public, player, work)
+        if denial > 0:
+            value -= denial * best_left_over(opponent_gains, space)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value

@@ -32,6 +32,7 @@ SLOT_BEAM = 9  # expert: first placements looked ahead from (1: token by token)
 SLOT_RUSH = 10  # expert: points an empty hex gains (ahead) or costs (behind) at a full lead
 SLOT_FADE = 11  # expert: turns sooner another end must come for the space charge to vanish
 SLOT_SPIRIT = 12  # expert: least points a held spirit's cube is worth before its bonus shows
-PARAMETER_SLOTS = 13
+SLOT_DENIAL = 13  # expert: weight of the next player's best gain among the spaces left
+PARAMETER_SLOTS = 14
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
-                   "track", "beam", "rush", "fade", "spirit")
+                   "track", "beam", "rush", "fade", "spirit", "denial")
