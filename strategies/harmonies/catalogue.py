@@ -92,26 +92,27 @@ class PlannerStrategy(Strategy):
 
 
 class ExpertStrategy(Strategy):
-    """The planner's board value with the game clock (a charge for covering an empty hex while
-    this board sets the end), a charge per open card before taking another, and the spirit of
-    the better measured score (``strategies.harmonies.expert``)."""
+    """The planner's board value plus the spirit of the better measured score and denial of the
+    next player's best space; the game clock, tempo, card-slot charge and look-ahead are
+    parameters, off by default (``strategies.harmonies.expert``; measurements and tuning runs
+    in the README)."""
 
     name = "expert"
-    description = ("planner's board value plus the game clock (empty hexes are time), free card "
-                   "slots and the better spirit")
+    description = ("planner's board value, the better spirit, denial of the next player's best "
+                   "space; clock, tempo and look-ahead as options")
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
                   StrategyParameter("cost", 2.0, COST),
                   StrategyParameter("draws", 1.2, DRAWS),
-                  StrategyParameter("space", 6.0, SPACE, minimum=0.0, tune_high=12.0),
+                  StrategyParameter("space", 0.0, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
                   StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
                   StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
-                  StrategyParameter("spirit", 6.0, SPIRIT, minimum=0.0, tune_high=20.0),
-                  StrategyParameter("denial", 0.0, DENIAL, minimum=0.0, tune_high=1.0))
+                  StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
+                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5))
     builtin = True
 
 

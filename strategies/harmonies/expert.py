@@ -1,35 +1,39 @@
-"""``expert``: the planner's board value, played with an eye on the game clock and the card slots.
+"""``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
+player's best space, and optional knobs for the game clock, tempo, card slots and look-ahead.
 
 It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
 and held cards' targets valued by the chance that the public bag counts supply the missing
-tokens in the turns left) and changes what the planner gets wrong in measured play (2 players,
-side A, spirits: the planner's games last about 9 turns, it takes 4 cards and completes about
-one, so its slots clog):
+tokens in the turns left) and adds, measured in 2-player side-A games with spirits:
 
-* **The clock** (``space``): the game ends when a board is nearly full, so an empty hex is
-  time. A token on an empty hex is charged ``space`` points while this player's board is the
-  one that will end the game (its turns left, its empty hexes at the rate it has filled them,
-  are no more than each other board's at theirs, nor the bag's); the charge fades as another
-  board or the bag comes to end the game first (to 0 at ``fade`` turns sooner), and is 0 in
-  the last round. Stacking (trees, mountains, buildings) then wins over spreading when the
-  points are close, which makes the game longer for the one who stacks; against a fast
-  filler it buys nothing and is dropped.
-* **Tempo** (``rush``): ahead in score, covering an empty hex earns up to ``rush`` points (the
-  game one leads should end soon); behind, it costs up to ``rush`` more while this board sets
-  the end.
+* **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
+  score (:data:`SPIRIT_PREFERENCE`, by card id), not one at random (about +3 points: the
+  spirits' mean scores span 80 to 91); a held spirit's cube is worth its bonus now, at least
+  ``spirit`` points, so its habitat gets built (the bonus scores only once the cube is down).
 * **Denial** (``denial``): a space's value is lowered by ``denial`` times the largest
   immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
-  their board), so a space they badly want is taken when it is nearly as good.
-* **Card slots** (``clog``): a face-up card must offer ``threshold + clog x open cards`` expected
-  points before it is taken, so slots stay free for the cards the board fits.
-* **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
-  score (:data:`SPIRIT_PREFERENCE`, by card id, from expert self-play), not one at random.
+  their board: public information), so a space they badly want is taken when it is nearly as
+  good for oneself.
+* **The clock** (``space``, off by default): the game ends when a board is nearly full, so an
+  empty hex is time. A token on an empty hex is charged ``space`` points while this board is
+  the one due to end the game (its empty hexes at the rate it has filled them, against each
+  other board's at theirs and the bag's), fading to 0 when another end is ``fade`` turns
+  sooner and in the last round. In self-play it lengthens the game and raises the mean (about
+  +4 points at ``space=6``), but against a fast filler the early stacking loses (41% against
+  ``planner``), so the default is 0.
+* **Tempo** (``rush``, off): ahead, covering an empty hex earns up to ``rush`` points (ending
+  the game one leads); behind, it costs up to ``rush`` more. No gain measured.
+* **Card slots** (``clog``, off): a face-up card must offer ``threshold + clog x open cards``
+  expected points. Measured: taking cards freely scores more (``clog=3`` loses 6 points).
+* **Look-ahead** (``beam``, 1 = off): the three tokens of a space as one move, from each of
+  the ``beam`` best first placements (about +1.5 points at 2.4 times the time).
+* ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
+  its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
   token costs the potential of its 7 hexes after placing it only.
 
-Parameters (``expert:space=2.5``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
-as in ``planner``, plus ``space`` and ``clog``. The defaults come from
-``sim tune-strategy`` runs documented on the class (``strategies.harmonies.catalogue``).
+Parameters (``expert:denial=1``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
+as in ``planner``, plus the ones above; their defaults and the tuning runs behind them are in
+the README (Harmonies strategies).
 """
 
 from __future__ import annotations
@@ -93,8 +97,9 @@ from strategies.harmonies.valued import (
     turns_left_estimate,
 )
 
-# Mean final score of a seat by the spirit it kept (2 players, side A, expert self-play), by
-# card id; an id not listed (user data) gets 0, so the choice falls to the first offered.
+# Mean final score of a seat by the spirit it kept (2 players, side A, spirits, 1,000 games of
+# planner self-play, where the spirit is kept at random), by card id; an id not listed (user
+# data) gets 0, so the choice falls to the first offered.
 SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
 for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
                               39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
