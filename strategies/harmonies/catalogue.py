@@ -1,7 +1,8 @@
 """The built-in Harmonies strategies, one class each, with their parameters declared once (name,
 default, help); a parameter a strategy reads but does not let users tune is in
-``fixed_parameters``. The compiled code is in ``random_play``, ``greedy`` and ``valued`` and is
-dispatched by name inside the one cached game loop (``sim/loops/harmonies/dispatch.py``)."""
+``fixed_parameters``. The compiled code is in ``random_play``, ``greedy``, ``valued`` and
+``expert`` and is dispatched by name inside the one cached game loop
+(``sim/loops/harmonies/dispatch.py``)."""
 
 from __future__ import annotations
 
