@@ -1,7 +1,8 @@
 """The built-in Harmonies strategies, one class each, with their parameters declared once (name,
 default, help); a parameter a strategy reads but does not let users tune is in
-``fixed_parameters``. The compiled code is in ``random_play``, ``greedy`` and ``valued`` and is
-dispatched by name inside the one cached game loop (``sim/loops/harmonies/dispatch.py``)."""
+``fixed_parameters``. The compiled code is in ``random_play``, ``greedy``, ``valued`` and
+``expert`` and is dispatched by name inside the one cached game loop
+(``sim/loops/harmonies/dispatch.py``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,21 @@ THRESHOLD = "expected points a face-up card must offer before the planner takes 
 COST = ("points a future token could earn elsewhere: charged for each token a partial "
         "landscape still needs")
 DRAWS = "tokens of one colour the planner hopes to draw per turn left (its chances)"
+SPACE = ("points charged for a token on an empty hex while this board is the one that will end "
+         "the game (the clock)")
+CLOG = "expected points a card must offer more for each open card already held"
+BEAM = ("first placements of a space's tokens the expert looks ahead from (1: token by token; "
+        "k: the k best first placements, each followed by the rest, the best whole move kept)")
+RUSH = ("points covering an empty hex gains when 10+ points ahead (ending the game one leads) "
+        "or costs when as far behind")
+FADE = ("turns sooner another board (or the bag) must be due to end the game for the space "
+        "charge to vanish (it falls linearly from 1 when this board is due first)")
+SPIRIT = ("least points the held nature spirit's cube is worth while its bonus is smaller (the "
+          "bonus scores only once the cube is placed)")
+DENIAL = ("weight of the largest immediate gain the next player could make from the spaces a "
+          "move leaves them (charged to the move)")
+TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
+         "points, in what a held card's next cube is worth")
 
 
 class RandomStrategy(Strategy):
@@ -76,6 +92,32 @@ class PlannerStrategy(Strategy):
     builtin = True
 
 
+class ExpertStrategy(Strategy):
+    """The planner's board value plus the spirit of the better measured score and denial of the
+    next player's best space; the game clock, tempo, card-slot charge and look-ahead are
+    parameters, off by default (``strategies.harmonies.expert``; measurements and tuning runs
+    in the README)."""
+
+    name = "expert"
+    description = ("planner's board value, the better spirit, denial of the next player's best "
+                   "space; clock, tempo and look-ahead as options")
+    parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
+                  StrategyParameter("cards", 2.0, CARDS),
+                  StrategyParameter("threshold", 1.0, THRESHOLD),
+                  StrategyParameter("cost", 2.0, COST),
+                  StrategyParameter("draws", 1.2, DRAWS),
+                  StrategyParameter("space", 0.0, SPACE, minimum=0.0, tune_high=12.0),
+                  StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
+                  StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
+                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
+                  StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
+                  StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
+                  StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
+                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5))
+    builtin = True
+
+
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (
     RandomStrategy, GreedyStrategy, LandscapeStrategy, AnimalsStrategy, PlannerStrategy,
+    ExpertStrategy,
 )

@@ -56,6 +56,7 @@ Workspace = namedtuple(
         "target_cell_count",  # int8[K]
         "target_levels",  # int8[K] tokens the whole habitat holds
         "target_remaining",  # int16[K] tokens still missing (-1: the target is spoiled)
+        "hex_potentials",  # float64[2, H] expert: each hex's potential (start, trial board)
     ],
 )
 
@@ -97,6 +98,7 @@ def new_workspace(tables) -> Workspace:
         target_cell_count=np.zeros(targets, dtype=np.int8),
         target_levels=np.zeros(targets, dtype=np.int8),
         target_remaining=np.zeros(targets, dtype=np.int16),
+        hex_potentials=np.zeros((2, hexes), dtype=np.float64),
     )
 
 

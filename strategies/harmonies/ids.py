@@ -8,12 +8,14 @@ POLICY_GREEDY = 1
 POLICY_LANDSCAPE = 2
 POLICY_ANIMALS = 3
 POLICY_PLANNER = 4
+POLICY_EXPERT = 5
 POLICY_IDS = {
     "random": POLICY_RANDOM,
     "greedy": POLICY_GREEDY,
     "landscape": POLICY_LANDSCAPE,
     "animals": POLICY_ANIMALS,
     "planner": POLICY_PLANNER,
+    "expert": POLICY_EXPERT,
 }
 
 # Parameter slots of the valued strategies (see strategies.harmonies.valued).
@@ -23,5 +25,14 @@ SLOT_CHANCE = 2  # fixed chance of getting a missing token (<= 0: from the bag, 
 SLOT_THRESHOLD = 3  # expected points a face-up card must offer to be taken
 SLOT_COST = 4  # points a future token could earn elsewhere (charged to partial landscapes)
 SLOT_DRAWS = 5  # planner: tokens of a colour one may hope to draw per turn left
-PARAMETER_SLOTS = 6
-PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws")
+SLOT_SPACE = 6  # expert: points charged for covering an empty hex (the game clock)
+SLOT_CLOG = 7  # expert: points a card must offer more for each open card held
+SLOT_TRACK = 8  # expert: weight of the mean step of a card's remaining track in a cube's value
+SLOT_BEAM = 9  # expert: first placements looked ahead from (1: token by token)
+SLOT_RUSH = 10  # expert: points an empty hex gains (ahead) or costs (behind) at a full lead
+SLOT_FADE = 11  # expert: turns sooner another end must come for the space charge to vanish
+SLOT_SPIRIT = 12  # expert: least points a held spirit's cube is worth before its bonus shows
+SLOT_DENIAL = 13  # expert: weight of the next player's best gain among the spaces left
+PARAMETER_SLOTS = 14
+PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
+                   "track", "beam", "rush", "fade", "spirit", "denial")

@@ -42,7 +42,8 @@ def test_registered_with_its_parameters_and_strategies():
     assert rules == {"side": 1, "mountain_points": 1, "spirits": 1}
     with pytest.raises(InputError, match="'side': 'C' is not one of A, B"):
         GAME.resolve_rules({"side": "C"}, "test")
-    assert {"random", "greedy", "landscape", "animals", "planner"} <= set(GAME.strategies())
+    assert {"random", "greedy", "landscape", "animals", "planner",
+            "expert"} <= set(GAME.strategies())
     for info in GAME.strategies().values():
         assert info.description
 

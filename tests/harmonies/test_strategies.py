@@ -17,7 +17,7 @@ from sim.strategy_spec import parse_strategy
 from strategies.harmonies.common import new_workspace
 from strategies.harmonies.ids import POLICY_IDS
 
-NEW_STRATEGIES = ("landscape", "animals", "planner")
+NEW_STRATEGIES = ("landscape", "animals", "planner", "expert")
 GAME = get_game("harmonies")
 
 

@@ -14,8 +14,15 @@ from numba import njit
 
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
+from strategies.harmonies.expert import expert_choose_spirit, expert_turn
 from strategies.harmonies.greedy import greedy_turn
-from strategies.harmonies.ids import PARAMETER_SLOTS, POLICY_GREEDY, POLICY_IDS, POLICY_RANDOM
+from strategies.harmonies.ids import (
+    PARAMETER_SLOTS,
+    POLICY_EXPERT,
+    POLICY_GREEDY,
+    POLICY_IDS,
+    POLICY_RANDOM,
+)
 from strategies.harmonies.random_play import random_solo_discard, random_turn
 from strategies.harmonies.valued import valued_turn
 
@@ -38,13 +45,18 @@ def play_policy_turn(policy, tables, public, player, generator, work):
         return random_turn(tables, public, player, generator, work)
     if policy == POLICY_GREEDY:
         return greedy_turn(tables, public, player, generator, work)
+    if policy == POLICY_EXPERT:
+        return expert_turn(tables, public, player, generator, work)
     return valued_turn(tables, public, player, generator, work, policy)
 
 
 @njit(cache=True)
-def choose_spirit(policy, generator):
-    """Which of the two offered spirits to keep: every policy picks at random (the board is
-    empty at the first turn, so there is nothing to compare yet)."""
+def choose_spirit(policy, tables, offers, generator):
+    """Which of the two offered spirits (``offers``: the player's own two card indices) to
+    keep: ``expert`` by its measured preference, every other policy at random (the board is
+    empty at the first turn, so there is nothing on it to compare yet)."""
+    if policy == POLICY_EXPERT:
+        return expert_choose_spirit(tables, offers)
     return next_below(generator, 2)
 
 

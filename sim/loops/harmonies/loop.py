@@ -76,7 +76,8 @@ def play_turn(tables, public, hidden, work, lineup, player):
     policy = lineup[player]
     generator = work.generators[player]
     if tables.spirits_enabled and public.turns_played[player] == 0:
-        keep_spirit(hidden, public, player, choose_spirit(policy, generator))
+        keep_spirit(hidden, public, player,
+                    choose_spirit(policy, tables, hidden.spirit_offers[player], generator))
     if full_space_count(public) == 0:
         # Only with a bag too small to fill the central board: nothing to take, the game ends.
         public.progress[PROGRESS_END_TRIGGERED] = 1

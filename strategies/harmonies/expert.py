@@ -1,0 +1,558 @@
+"""``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
+player's best space, and optional knobs for the game clock, tempo, card slots and look-ahead.
+
+It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
+and held cards' targets valued by the chance that the public bag counts supply the missing
+tokens in the turns left) and adds, measured in 2-player side-A games with spirits:
+
+* **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
+  score (:data:`SPIRIT_PREFERENCE`, by card id), not one at random (about +3 points: the
+  spirits' mean scores span 80 to 91); a held spirit's cube is worth its bonus now, at least
+  ``spirit`` points, so its habitat gets built (the bonus scores only once the cube is down).
+* **Denial** (``denial``): a space's value is lowered by ``denial`` times the largest
+  immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
+  their board: public information), so a space they badly want is taken when it is nearly as
+  good for oneself.
+* **The clock** (``space``, off by default): the game ends when a board is nearly full, so an
+  empty hex is time. A token on an empty hex is charged ``space`` points while this board is
+  the one due to end the game (its empty hexes at the rate it has filled them, against each
+  other board's at theirs and the bag's), fading to 0 when another end is ``fade`` turns
+  sooner and in the last round. In self-play it lengthens the game and raises the mean (about
+  +4 points at ``space=6``), but against a fast filler the early stacking loses (41% against
+  ``planner``), so the default is 0.
+* **Tempo** (``rush``, off): ahead, covering an empty hex earns up to ``rush`` points (ending
+  the game one leads); behind, it costs up to ``rush`` more. No gain measured.
+* **Card slots** (``clog``, off): a face-up card must offer ``threshold + clog x open cards``
+  expected points. Measured: taking cards freely scores more (``clog=3`` loses 6 points).
+* **Look-ahead** (``beam``, 1 = off): the three tokens of a space as one move, from each of
+  the ``beam`` best first placements (about +1.5 points at 2.4 times the time).
+* ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
+  its track. No gain measured.
+* **Speed**: the potential of every hex is worked out once per token step, so a candidate
+  token costs the potential of its 7 hexes after placing it only.
+
+Parameters (``expert:denial=1``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
+as in ``planner``, plus the ones above; their defaults and the tuning runs behind them are in
+the README (Harmonies strategies).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.games.harmonies.colours import BLUE, YELLOW
+from sim.games.harmonies.gains import (
+    copy_local_view,
+    fast_local_gain,
+    field_gain,
+    holds_placed_spirit,
+    invalidate,
+    island_gain,
+    note_token_in_view,
+    note_token_placed,
+    prepare_local_view,
+    refresh,
+    river_gain,
+    spirit_gain,
+)
+from sim.games.harmonies.scoring import score_player, spirit_bonus
+from sim.games.harmonies.stacking import can_place_token
+from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
+from strategies.harmonies.common import (
+    keep_if_better,
+    plan_rest_to_box,
+    play_remembered_plan,
+    remember_plan,
+    restore_board,
+    save_board,
+)
+from strategies.harmonies.greedy import greedy_cube_phase, greedy_token_plan
+from strategies.harmonies.ids import (
+    POLICY_PLANNER,
+    SLOT_BEAM,
+    SLOT_CARDS,
+    SLOT_CHANCE,
+    SLOT_CLOG,
+    SLOT_COST,
+    SLOT_DENIAL,
+    SLOT_DRAWS,
+    SLOT_FADE,
+    SLOT_POTENTIAL,
+    SLOT_RUSH,
+    SLOT_SPACE,
+    SLOT_SPIRIT,
+    SLOT_THRESHOLD,
+    SLOT_TRACK,
+)
+from strategies.harmonies.valued import (
+    NOT_LEGAL,
+    card_offer_worth,
+    cards_worth,
+    choose_targets,
+    estimate_supply,
+    hex_potential,
+    next_cube_points,
+    targets_touching,
+    turns_left_estimate,
+)
+
+# Mean final score of a seat by the spirit it kept (2 players, side A, spirits, 1,000 games of
+# planner self-play, where the spirit is kept at random), by card id; an id not listed (user
+# data) gets 0, so the choice falls to the first offered.
+SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
+for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
+                              39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
+    SPIRIT_PREFERENCE[_card_id] = _mean_score
+FIRST_TURNS_RATE = 2.0  # hexes a board is expected to fill per turn before it has played
+MIN_FILL_RATE = 0.5  # a board that stacked everything so far still fills some hexes
+LEAD_SCALE = 10.0  # points of lead (or deficit) at which the rush is full
+
+
+# --------------------------------------------------------------------------------------------
+# The clock
+
+
+@njit(cache=True)
+def turns_to_fill(tables, public, player):
+    """Turns ``player``'s board can still take before it ends the game, at the rate it has
+    filled hexes so far (FIRST_TURNS_RATE before its first turn, at least MIN_FILL_RATE)."""
+    empty = 0
+    for hex_index in range(tables.hex_count):
+        if public.heights[player, hex_index] == 0:
+            empty += 1
+    turns = public.turns_played[player]
+    rate = FIRST_TURNS_RATE
+    if turns > 0:
+        rate = max(MIN_FILL_RATE, (tables.hex_count - empty) / float(turns))
+    return (empty - tables.end_when_empty_hexes_at_most) / rate
+
+
+@njit(cache=True)
+def clock_share(tables, public, player, fade_turns):
+    """How much this player's own board sets the end of the game: 1 when its turns left (its
+    empty hexes at its own filling rate so far) are no more than every other board's (at
+    theirs) and the bag's, falling linearly to 0 as another end comes ``fade_turns`` turns
+    nearer; 0 once the end is a turn away. Against a player who fills fast, slowing down buys
+    nothing: the other board ends the game anyway."""
+    own = turns_to_fill(tables, public, player)
+    bag_left = 0
+    for colour in range(public.bag_counts.shape[0]):
+        bag_left += public.bag_counts[colour]
+    other = bag_left / float(tables.tokens_per_space * tables.players)
+    for opponent in range(tables.players):
+        if opponent != player:
+            other = min(other, turns_to_fill(tables, public, opponent))
+    if min(own, other) <= 1.0:
+        return 0.0
+    if own <= other:
+        return 1.0
+    if fade_turns <= 0:
+        return 0.0
+    return max(0.0, 1.0 - (own - other) / fade_turns)
+
+
+@njit(cache=True)
+def score_lead(tables, public, player, work):
+    """This player's score now less the best other player's."""
+    own = score_player(tables, public, player, work.scratch, work.scores)
+    best_other = -1_000_000
+    for opponent in range(tables.players):
+        if opponent != player:
+            best_other = max(best_other, score_player(tables, public, opponent, work.scratch,
+                                                      work.scores))
+    return float(own - best_other) if tables.players > 1 else 0.0
+
+
+@njit(cache=True)
+def space_charge_now(tables, public, player, work):
+    """Points charged for a token on an empty hex this turn: ``space`` times the clock share;
+    with ``rush``, less up to ``rush`` when ahead (filling fast ends a game one leads) and more
+    up to ``rush`` times the share when behind (a longer game is a chance to catch up), in
+    proportion to the lead, full at LEAD_SCALE points."""
+    share = clock_share(tables, public, player, work.parameters[player, SLOT_FADE])
+    charge = work.parameters[player, SLOT_SPACE] * share
+    rush = work.parameters[player, SLOT_RUSH]
+    if rush > 0:
+        lead = min(1.0, max(-1.0, score_lead(tables, public, player, work) / LEAD_SCALE))
+        if lead > 0:
+            charge -= rush * lead
+        else:
+            charge -= rush * lead * share
+    return charge
+
+
+# --------------------------------------------------------------------------------------------
+# Spirit and cards
+
+
+@njit(cache=True)
+def expert_choose_spirit(tables, offers):
+    """Of the two offered spirits (card indices), the one of the higher preference."""
+    first = SPIRIT_PREFERENCE[tables.card_ids[offers[0]]]
+    second = SPIRIT_PREFERENCE[tables.card_ids[offers[1]]]
+    return 1 if second > first else 0
+
+
+@njit(cache=True)
+def expert_card_choice(tables, public, player, generator, work, turns_left):
+    """Take the face-up card of highest expected points when it beats the threshold plus the
+    slot charge for every open card held; True when a card was taken."""
+    if not may_take_card(tables, public, player):
+        return False
+    wanted = (work.parameters[player, SLOT_THRESHOLD]
+              + work.parameters[player, SLOT_CLOG] * uncompleted_cards(tables, public, player))
+    best, best_position, ties = -1.0, -1, 0
+    for position in range(public.card_row.shape[0]):
+        card = public.card_row[position]
+        if card < 0:
+            continue
+        worth = card_offer_worth(tables, public, player, card, work.supply, POLICY_PLANNER,
+                                 turns_left)
+        better, ties = keep_if_better(worth, best, ties, generator)
+        if better:
+            best, best_position = worth, position
+    if best_position < 0 or best < wanted:
+        return False
+    take_card(tables, public, player, best_position)
+    return True
+
+
+@njit(cache=True)
+def expert_target_value(tables, public, player, slot, scratch, track, spirit_points):
+    """What the next cube of the card in ``slot`` is worth to the expert: the planner's next
+    cube's points, blended (weight ``track``) with the mean step of the rest of the card's
+    track, since a first cube worth little opens the cubes worth more. A spirit's cube is worth
+    its bonus now, at least ``spirit_points`` (the bonus scores only once the cube is down)."""
+    card = public.held_cards[player, slot]
+    if tables.card_is_spirit[card]:
+        bonus = spirit_bonus(tables, public.stacks, public.heights, player, card, scratch)
+        return max(float(bonus), spirit_points)
+    points = next_cube_points(tables, public, player, slot, scratch)
+    if track == 0:
+        return points
+    placed = public.cubes_placed[player, slot]
+    cubes = tables.card_cube_count[card]
+    already = tables.card_points[card, placed - 1] if placed > 0 else 0
+    mean_step = (tables.card_points[card, cubes - 1] - already) / float(cubes - placed)
+    return (1.0 - track) * points + track * mean_step
+
+
+@njit(cache=True)
+def expert_choose_targets(tables, public, player, work, track, spirit_points):
+    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values."""
+    choose_targets(tables, public, player, work)
+    for target in range(work.target_slot.shape[0]):
+        slot = work.target_slot[target]
+        if slot >= 0:
+            work.target_value[target] = expert_target_value(tables, public, player, slot,
+                                                            work.scratch, track, spirit_points)
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+
+
+@njit(cache=True)
+def note_hex_potentials(tables, public, player, work, token_cost, row):
+    """Potential of every hex of the board as it is, into ``work.hex_potentials[row]`` (row 0:
+    the board at the start of the turn's trials, row 1: during a trial)."""
+    for hex_index in range(tables.hex_count):
+        work.hex_potentials[row, hex_index] = hex_potential(
+            tables.neighbours, tables.tree_points, tables.mountain_points,
+            tables.building_points, tables.building_min_colours, public.stacks, public.heights,
+            public.cube_heights, player, hex_index, work.supply, token_cost)
+
+
+@njit(cache=True)
+def expert_token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                       spirit_placed, cards_before, space_charge, token_cost, potentials):
+    """Value added by a ``colour`` token on the legal ``hex_index``: score gain, weighted
+    change of potentials (from the step's cached ones) and of card progress, less the space
+    charge on an empty hex. The board is left unchanged."""
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    neighbours = tables.neighbours
+    scratch, cache = work.scratch, work.cache
+    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
+                                  tables.building_points, tables.building_min_colours, heights,
+                                  player, work.trial_view, hex_index, colour))
+    if colour == YELLOW:
+        value += field_gain(neighbours, cache.yellow_labels, cache.yellow_sizes,
+                            tables.field_min_group, tables.field_group_points, hex_index)
+    elif colour == BLUE:
+        if tables.water_is_river:
+            heights[player, hex_index] = 1  # blue only goes on empty hexes
+            stacks[player, hex_index, 0] = BLUE
+            value += river_gain(neighbours, cache.blue_labels, cache.blue_diameters,
+                                cache.numbers, tables.river_points,
+                                tables.river_points_per_extra_token, scratch.member,
+                                scratch.distance, scratch.queue, hex_index)
+            heights[player, hex_index] = 0
+        else:
+            value += island_gain(neighbours, tables.island_points, cache.numbers, stacks,
+                                 heights, player, scratch.member, scratch.labels,
+                                 scratch.sizes, scratch.queue, hex_index)
+    if spirit_placed:
+        value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
+    height = heights[player, hex_index]
+    if height == 0:
+        value -= space_charge
+    touches_target = w_cards > 0 and targets_touching(work, hex_index)
+    if w_potential > 0 or touches_target:
+        previous = stacks[player, hex_index, height]
+        stacks[player, hex_index, height] = colour
+        heights[player, hex_index] = height + 1
+        if w_potential > 0:
+            change = -potentials[hex_index] + hex_potential(
+                neighbours, tables.tree_points, tables.mountain_points, tables.building_points,
+                tables.building_min_colours, stacks, heights, cube_heights, player, hex_index,
+                work.supply, token_cost)
+            for direction in range(6):
+                neighbour = neighbours[hex_index, direction]
+                if neighbour >= 0:
+                    change += hex_potential(
+                        neighbours, tables.tree_points, tables.mountain_points,
+                        tables.building_points, tables.building_min_colours, stacks, heights,
+                        cube_heights, player, neighbour, work.supply, token_cost
+                    ) - potentials[neighbour]
+            value += w_potential * change
+        if touches_target:
+            value += w_cards * (cards_worth(work, stacks, heights, cube_heights, player,
+                                            work.supply) - cards_before)
+        heights[player, hex_index] = height
+        stacks[player, hex_index, height] = previous
+    return value
+
+
+@njit(cache=True)
+def expert_steps(tables, public, player, generator, work, token_count, space_charge,
+                 first_step):
+    """Place the tokens still in hand one at a time from plan position ``first_step`` on, each
+    step the (token, hex) of largest value (ties at random), recording the order in
+    ``work.plan_*``; returns the total value. The tokens stay on the board."""
+    w_potential = work.parameters[player, SLOT_POTENTIAL]
+    w_cards = work.parameters[player, SLOT_CARDS]
+    token_cost = work.parameters[player, SLOT_COST]
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    spirit_placed = holds_placed_spirit(tables, public, player)
+    total = 0.0
+    for step in range(first_step, token_count):
+        best_value = NOT_LEGAL
+        best_token = -1
+        best_hex = -1
+        ties = 0
+        refresh(tables, public, player, work.scratch, work.cache)
+        cards_before = 0.0
+        if w_cards > 0:
+            cards_before = cards_worth(work, stacks, heights, cube_heights, player, work.supply)
+        if step > 0 and w_potential > 0:
+            note_hex_potentials(tables, public, player, work, token_cost, 1)
+        potentials = work.hex_potentials[0 if step == 0 else 1]
+        for token in range(token_count):
+            if work.token_left[token] == 0:
+                continue
+            colour = work.tokens[token]
+            repeated = False  # a colour already tried this step gives the same options
+            for earlier in range(token):
+                if work.token_left[earlier] and work.tokens[earlier] == colour:
+                    repeated = True
+            if repeated:
+                continue
+            # Every space starts from the same board: first-step values are worked out once.
+            cached = step == 0 and work.first_step_ready[colour] == 1
+            for hex_index in range(tables.hex_count):
+                if cached:
+                    value = work.first_step_values[colour, hex_index]
+                    if value == NOT_LEGAL:
+                        continue
+                elif not can_place_token(stacks, heights, cube_heights, player, hex_index,
+                                         colour):
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = NOT_LEGAL
+                    continue
+                else:
+                    value = expert_token_value(tables, public, player, work, hex_index, colour,
+                                               w_potential, w_cards, spirit_placed,
+                                               cards_before, space_charge, token_cost,
+                                               potentials)
+                    if step == 0:
+                        work.first_step_values[colour, hex_index] = value
+                better, ties = keep_if_better(value, best_value, ties, generator)
+                if better:
+                    best_value, best_token, best_hex = value, token, hex_index
+            if step == 0:
+                work.first_step_ready[colour] = 1
+        if best_token < 0:
+            plan_rest_to_box(work, step, token_count)
+            return total
+        colour = work.tokens[best_token]
+        place_token(public, player, best_hex, colour)
+        note_token_placed(work.cache, colour)
+        note_token_in_view(tables.neighbours, stacks, heights, player, work.trial_view, best_hex)
+        work.token_left[best_token] = 0
+        work.plan_colours[step] = colour
+        work.plan_hexes[step] = best_hex
+        total += best_value
+    return total
+
+
+@njit(cache=True)
+def expert_token_plan(tables, public, player, generator, work, token_count, space_charge,
+                      beam):
+    """Plan the tokens of ``work.tokens`` into ``work.plan_*``; returns the plan's value.
+
+    ``beam`` 1: token by token, the best (token, hex) each step. ``beam`` k > 1: the three
+    tokens as one move, looking ahead from each of the k best first placements (the rest
+    token by token) and keeping the best whole plan. The board is left with the tokens
+    placed (beam 1) or as it was (beam > 1); callers restore it either way."""
+    work.token_left[:] = 0
+    work.token_left[:token_count] = 1
+    copy_local_view(work.start_view, work.trial_view)
+    first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0)
+    if beam <= 1 or token_count < 2 or work.plan_hexes[0] < 0:
+        return first
+    # The first step has filled the cache of first-step values for every colour in hand.
+    best_total = first
+    best_colours = work.plan_colours.copy()
+    best_hexes = work.plan_hexes.copy()
+    tried_colour = np.full(beam, -1, dtype=np.int64)
+    tried_hex = np.full(beam, -1, dtype=np.int64)
+    tried_colour[0] = work.plan_colours[0]
+    tried_hex[0] = work.plan_hexes[0]
+    for branch in range(1, beam):
+        # The next best first placement not tried yet.
+        value, colour, hex_index = NOT_LEGAL, -1, -1
+        for token in range(token_count):
+            token_colour = work.tokens[token]
+            for candidate in range(tables.hex_count):
+                candidate_value = work.first_step_values[token_colour, candidate]
+                if candidate_value <= value:
+                    continue
+                seen = False
+                for earlier in range(branch):
+                    if tried_colour[earlier] == token_colour and tried_hex[earlier] == candidate:
+                        seen = True
+                if not seen:
+                    value, colour, hex_index = candidate_value, token_colour, candidate
+        if colour < 0:
+            break
+        tried_colour[branch] = colour
+        tried_hex[branch] = hex_index
+        restore_board(tables, public, player, work)
+        work.token_left[:] = 0
+        work.token_left[:token_count] = 1
+        copy_local_view(work.start_view, work.trial_view)
+        for token in range(token_count):
+            if work.tokens[token] == colour:
+                work.token_left[token] = 0
+                break
+        place_token(public, player, hex_index, colour)
+        note_token_placed(work.cache, colour)
+        note_token_in_view(tables.neighbours, public.stacks, public.heights, player,
+                           work.trial_view, hex_index)
+        work.plan_colours[0] = colour
+        work.plan_hexes[0] = hex_index
+        total = value + expert_steps(tables, public, player, generator, work, token_count,
+                                     space_charge, 1)
+        if total > best_total:
+            best_total = total
+            best_colours[:] = work.plan_colours
+            best_hexes[:] = work.plan_hexes
+    work.plan_colours[:] = best_colours
+    work.plan_hexes[:] = best_hexes
+    return best_total
+
+
+@njit(cache=True)
+def next_player_gains(tables, public, player, generator, work, gains):
+    """``gains[space]``: the immediate score gain the next player in turn order would make
+    from each central space (``greedy``'s token plan on their board; 0 solo). Public
+    information only: their board and the central board."""
+    gains[:] = 0.0
+    opponent = (player + 1) % tables.players
+    if opponent == player:
+        return
+    invalidate(work.cache)
+    work.first_step_ready[:] = 0
+    prepare_local_view(tables.neighbours, public.stacks, public.heights, opponent,
+                       work.start_view)
+    save_board(tables, public, opponent, work)
+    for space in range(tables.central_spaces):
+        count = public.central_count[space]
+        if count == 0:
+            continue
+        for slot in range(count):
+            work.tokens[slot] = public.central[space, slot]
+        gains[space] = greedy_token_plan(tables, public, opponent, generator, work, count)
+        restore_board(tables, public, opponent, work)
+    invalidate(work.cache)
+    work.first_step_ready[:] = 0
+
+
+@njit(cache=True)
+def best_left_over(gains, taken):
+    """The largest of ``gains`` over every space but ``taken``."""
+    best = 0.0
+    for space in range(gains.shape[0]):
+        if space != taken and gains[space] > best:
+            best = gains[space]
+    return best
+
+
+@njit(cache=True)
+def expert_turn(tables, public, player, generator, work):
+    """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
+    invalidate(work.cache)
+    estimate_supply(tables, public, work.parameters[player, SLOT_CHANCE],
+                    work.parameters[player, SLOT_DRAWS], work.supply)
+    turns_left = turns_left_estimate(tables, public)
+    denial = work.parameters[player, SLOT_DENIAL]
+    opponent_gains = np.zeros(tables.central_spaces, dtype=np.float64)
+    if denial > 0:
+        next_player_gains(tables, public, player, generator, work, opponent_gains)
+    took_card = expert_card_choice(tables, public, player, generator, work, turns_left)
+    if took_card:
+        greedy_cube_phase(tables, public, player, generator, work)
+    expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK],
+                          work.parameters[player, SLOT_SPIRIT])
+    work.first_step_ready[:] = 0
+    prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
+                       work.start_view)
+    space_charge = space_charge_now(tables, public, player, work)
+    if work.parameters[player, SLOT_POTENTIAL] > 0:
+        note_hex_potentials(tables, public, player, work, work.parameters[player, SLOT_COST], 0)
+
+    beam = int(work.parameters[player, SLOT_BEAM])
+    save_board(tables, public, player, work)
+    best_value = NOT_LEGAL
+    best_space = -1
+    token_count = tables.tokens_per_space
+    ties = 0
+    for space in range(tables.central_spaces):
+        count = public.central_count[space]
+        if count == 0:
+            continue
+        for slot in range(count):
+            work.tokens[slot] = public.central[space, slot]
+        value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
+                                  beam)
+        restore_board(tables, public, player, work)
+        if denial > 0:
+            value -= denial * best_left_over(opponent_gains, space)
+        better, ties = keep_if_better(value, best_value, ties, generator)
+        if better:
+            best_value = value
+            best_space = space
+            token_count = count
+            remember_plan(work, count)
+
+    play_remembered_plan(tables, public, player, work, best_space, token_count)
+    greedy_cube_phase(tables, public, player, generator, work)
+    if not took_card and expert_card_choice(tables, public, player, generator, work,
+                                            turns_left):
+        took_card = True
+        greedy_cube_phase(tables, public, player, generator, work)
+    invalidate(work.cache)
+    return best_space, took_card
+
+

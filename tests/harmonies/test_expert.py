@@ -1,0 +1,139 @@
+"""The ``expert`` strategy's own rules, on hand-made positions with hand-computed answers: the
+game clock (how much this board sets the end), the value of a held card's next cube, the space
+charge on an empty hex, the spirit it keeps; and that it plays deterministically and not as the
+planner does. (Legal play and public information only: ``test_strategies`` and the game
+contract tests, which cover every built-in.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.games.base import StrategySpec
+from sim.games.harmonies.colours import BLUE, BROWN, GREEN
+from sim.games.harmonies.gains import invalidate, prepare_local_view, refresh
+from sim.games.harmonies.options import HarmoniesRules
+from sim.games.harmonies.state import new_state
+from sim.games.harmonies.tables import build_tables
+from sim.games.harmonies.turn import add_card
+from sim.games.registry import get_game
+from strategies.harmonies.common import new_workspace
+from strategies.harmonies.expert import (
+    SPIRIT_PREFERENCE,
+    clock_share,
+    expert_choose_spirit,
+    expert_target_value,
+    expert_token_value,
+    note_hex_potentials,
+)
+from strategies.harmonies.ids import SLOT_COST
+
+GAME = get_game("harmonies")
+
+
+@pytest.fixture(scope="module")
+def tables_2a(data):
+    return build_tables(data, HarmoniesRules(players=2, side="A", spirits=True))
+
+
+def card_index(tables, card_id: int) -> int:
+    return int(np.nonzero(tables.card_ids == card_id)[0][0])
+
+
+def fill(public, player: int, hexes: int, colour: int = BROWN) -> None:
+    """Put one ``colour`` token on the first ``hexes`` hexes of ``player``'s board."""
+    public.heights[player, :hexes] = 1
+    public.stacks[player, :hexes, 0] = colour
+
+
+@pytest.mark.parametrize("own_filled,own_turns,other_filled,other_turns,bag,share", [
+    # side A: 23 hexes, the end at 2 empty. Turns left = (empty - 2) / (filled / turns played)
+    (12, 4, 8, 4, 100, 1.0),  # own (11 - 2) / 3 = 3 turns, the other 13 / 2 = 6.5: own ends it
+    (9, 3, 12, 4, 100, 0.5),  # own 12 / 3 = 4, the other 9 / 3 = 3: one turn nearer, half
+    (8, 4, 12, 4, 100, 0.0),  # own 6.5, the other 3: two turns or more nearer, no charge
+    (9, 3, 4, 2, 21, 0.75),   # own 4, the other 8.5, the bag 21 / 6 = 3.5: 1 - 0.5 / 2
+    (0, 0, 0, 0, 100, 1.0),   # before anyone played: both at 2 a turn, 10.5 each
+    (18, 6, 8, 4, 100, 0.0),  # own 3 / 3 = 1 turn left: the end is here, no charge
+])
+def test_clock_share_is_how_much_this_board_sets_the_end(tables_2a, own_filled, own_turns,
+                                                         other_filled, other_turns, bag, share):
+    public, _ = new_state(tables_2a)
+    fill(public, 0, own_filled)
+    fill(public, 1, other_filled)
+    public.turns_played[:] = (own_turns, other_turns)
+    public.bag_counts[:] = 0
+    public.bag_counts[0] = bag  # 6 tokens a round at 2 players
+    assert clock_share(tables_2a, public, 0, 2.0) == pytest.approx(share)
+
+
+def test_next_cube_value_blends_the_next_step_with_the_rest_of_the_track(tables_2a):
+    public, _ = new_state(tables_2a)
+    scratch = new_workspace(tables_2a).scratch
+    frog = card_index(tables_2a, 5)  # 2 4 6 10 15
+    add_card(public, 0, frog)
+    public.cubes_placed[0, 0] = 1
+    # next cube: 4 - 2 = 2 points; the rest of the track: (15 - 2) / 4 cubes = 3.25 a cube
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 6.0) == pytest.approx(2.0)
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 1.0, 6.0) == pytest.approx(3.25)
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.5, 6.0) == pytest.approx(2.625)
+
+
+def test_a_held_spirit_cube_is_worth_its_bonus_now_or_the_floor(tables_2a):
+    public, _ = new_state(tables_2a)
+    scratch = new_workspace(tables_2a).scratch
+    add_card(public, 0, card_index(tables_2a, 42))  # 2 points per blue token
+    fill(public, 0, 3, BLUE)  # bonus now 3 x 2 = 6
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 10.0) == 10.0
+    assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 4.0) == 6.0
+
+
+def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
+    best, worst = 34, 35
+    assert SPIRIT_PREFERENCE[best] > SPIRIT_PREFERENCE[worst] > 0
+    offers = np.array([card_index(tables_2a, worst), card_index(tables_2a, best)], np.int16)
+    assert expert_choose_spirit(tables_2a, offers) == 1
+    assert expert_choose_spirit(tables_2a, offers[::-1].copy()) == 0
+
+
+def test_space_charge_applies_to_empty_hexes_only(tables_2a):
+    public, _ = new_state(tables_2a)
+    work = new_workspace(tables_2a)
+    work.parameters[0, SLOT_COST] = 2.0
+    work.supply[:] = 0.5
+    public.heights[0, 0] = 1
+    public.stacks[0, 0, 0] = BROWN  # a trunk: green on it stacks, green elsewhere spreads
+    invalidate(work.cache)
+    refresh(tables_2a, public, 0, work.scratch, work.cache)
+    prepare_local_view(tables_2a.neighbours, public.stacks, public.heights, 0, work.start_view)
+    prepare_local_view(tables_2a.neighbours, public.stacks, public.heights, 0, work.trial_view)
+    note_hex_potentials(tables_2a, public, 0, work, 2.0, 0)
+    potentials = work.hex_potentials[0]
+
+    def value(hex_index, charge):
+        return expert_token_value(tables_2a, public, 0, work, hex_index, GREEN, 1.0, 0.0,
+                                  False, 0.0, charge, 2.0, potentials)
+
+    empty = 5
+    assert public.heights[0, empty] == 0
+    assert value(empty, 0.0) - value(empty, 3.0) == pytest.approx(3.0)
+    assert value(0, 0.0) == pytest.approx(value(0, 3.0))
+    # brown+green scores 3; the trunk's potential was max((3 - 2) * .5, (7 - 2 * 2) * .5 * .5)
+    # = 0.75 and a tree's is 0: 3 - 0.75
+    assert value(0, 3.0) == pytest.approx(3.0 - 0.75)
+    assert public.heights[0, 0] == 1 and public.heights[0, empty] == 0  # board unchanged
+
+
+def test_expert_is_deterministic_and_plays_its_own_way(data):
+    rules = dict(GAME.default_rules(), spirits=1)
+    games = 4
+    seats = np.zeros((games, 2), dtype=np.int64)
+    deals = np.arange(games, dtype=np.uint64) + np.uint64(21)
+
+    def play(name):
+        return GAME.play_shard(data, 2, rules, [StrategySpec(name)], seats, deals,
+                               deals + np.uint64(5))
+
+    first, again, planner = play("expert"), play("expert"), play("planner")
+    for column in ("score", "points_animals", "turns", "spirit_kept"):
+        np.testing.assert_array_equal(first[column], again[column], err_msg=column)
+    assert not np.array_equal(first["score"], planner["score"])
