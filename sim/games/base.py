@@ -221,6 +221,14 @@ class Game(ABC):
         that sees only public information decides the same whatever ``shuffle`` is."""
         raise NotImplementedError(f"{self.name}: no hidden-information probe")
 
+    def profile_shard(self, data: Any, players: int, rules: dict[str, int],
+                      lineup: list[StrategySpec], game_seat_strategy: np.ndarray,
+                      deal_seeds: np.ndarray, strategy_seeds: np.ndarray) -> list:
+        """The shard played by an instrumented build of the compiled loop (``sim bench
+        --profile``): where the time goes, as ``sim.loops.profiling.PhaseTimes`` lines. The
+        normal kernel carries no timers; built-in lineups only."""
+        raise InputError(f"--profile: {self.title} has no instrumented loop")
+
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each lineup-specific loop variant built in this process (None
         until compiled); empty for a game without such variants."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.errors import InputError
 from sim.games.base import (
     Game,
     PlayedGame,
@@ -33,7 +34,13 @@ from sim.games.harmonies.tables import EngineTables, build_tables
 from sim.games.strategy import KIND_BUILTIN
 from sim.loops.harmonies.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
 from sim.loops.harmonies.driver import play_recorded_game
-from sim.loops.harmonies.loop import compiled_variant, play_game, play_games, variants
+from sim.loops.harmonies.loop import (
+    compiled_variant,
+    play_game,
+    play_games,
+    profile_games,
+    variants,
+)
 from sim.seeding import single_game_seeds
 from strategies.harmonies import REGISTRY
 
@@ -174,6 +181,18 @@ class Harmonies(Game):
         game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows,
                                   variant=variant, after_deal=reshuffle)
         return [game.turns[0].to_json()], hidden_orders[0]
+
+    def profile_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                      strategy_seeds):
+        """The shard in the instrumented loop (built-in strategies only)."""
+        tables = self.tables(data, players, rules)
+        ids, rows, variant = self._policy_ids(lineup)
+        if variant is not None:
+            raise InputError("--profile: only built-in strategies can be profiled")
+        seats = np.asarray(game_seat_strategy)
+        return profile_games(tables, np.ascontiguousarray(ids[seats]),
+                             np.asarray(deal_seeds, dtype=np.uint64),
+                             np.asarray(strategy_seeds, dtype=np.uint64), rows[seats])
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
                    strategy_seeds):

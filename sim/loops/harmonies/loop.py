@@ -57,6 +57,7 @@ from sim.loops.harmonies.dispatch import (
     default_parameter_table,
     play_policy_turn,
 )
+from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
 from sim.rng import seed_state
 from strategies.harmonies.common import Workspace, new_workspace
@@ -302,3 +303,53 @@ def compiled_variant(user_turns) -> KernelVariant:
 def variants() -> dict[tuple, KernelVariant]:
     """The loop variants compiled in this process for lineups with compiled user strategies."""
     return dict(_VARIANTS)
+
+
+_ROOT = "whole loop (shard)"
+_TURN = "strategy turn"
+_STRATEGIES = "strategies.harmonies"
+# What ``sim bench --profile`` times (see ``sim.loops.profiling``); indentation follows calls.
+PROFILE_PHASES = (
+    Phase(_ROOT, "sim.loops.harmonies.loop.play_games_kernel", None),
+    Phase("deal", "sim.games.harmonies.state.deal", _ROOT),
+    Phase(_TURN, "sim.loops.harmonies.dispatch.play_policy_turn", _ROOT),
+    Phase("card choice", (f"{_STRATEGIES}.greedy.greedy_card_choice",
+                          f"{_STRATEGIES}.valued.valued_card_choice",
+                          f"{_STRATEGIES}.random_play.random_card_choice"), _TURN),
+    Phase("supply estimate", f"{_STRATEGIES}.valued.estimate_supply", _TURN),
+    Phase("card targets", f"{_STRATEGIES}.valued.choose_targets", _TURN),
+    Phase("token plan (per space)", (f"{_STRATEGIES}.greedy.greedy_token_plan",
+                                     f"{_STRATEGIES}.valued.valued_token_plan"), _TURN),
+    Phase("gain cache refresh", "sim.games.harmonies.gains.refresh", "token plan (per space)"),
+    Phase("token value", f"{_STRATEGIES}.valued.token_value", "token plan (per space)"),
+    Phase("board save / restore", (f"{_STRATEGIES}.common.save_board",
+                                   f"{_STRATEGIES}.common.restore_board"), _TURN),
+    Phase("cube phase", (f"{_STRATEGIES}.greedy.greedy_cube_phase",
+                         f"{_STRATEGIES}.random_play.random_cube_phase"), _TURN),
+    Phase("cube placements", "sim.games.harmonies.habitats.list_cube_placements", "cube phase"),
+    Phase("play chosen space", f"{_STRATEGIES}.common.play_remembered_plan", _TURN),
+    Phase("refill and end checks", "sim.games.harmonies.turn.refill_after_turn", _ROOT),
+    Phase("record game (scoring)", "sim.games.harmonies.results.record_results", _ROOT),
+)
+_PROFILED: dict[str, object] = {}
+
+
+def profile_games(tables: EngineTables, lineup_ids: np.ndarray, deal_seeds, strategy_seeds,
+                  parameters) -> list[PhaseTimes]:
+    """:func:`play_games` of built-in policies (``lineup_ids``: int8[games, players]) in the
+    instrumented loop: per-phase times (the first game is played once before, to compile, and
+    not counted)."""
+    if not _PROFILED:
+        profiler = Profiler(list(PROFILE_PHASES))
+        _PROFILED["profiler"] = profiler
+        _PROFILED["variant"] = KernelVariant(None, profiler.instrumented(play_games_kernel), (),
+                                             [None])
+    profiler, variant = _PROFILED["profiler"], _PROFILED["variant"]
+    deal_array = _seed_array(deal_seeds, "deal_seeds")
+    strategy_array = _seed_array(strategy_seeds, "strategy_seeds")
+    parameters = np.asarray(parameters, dtype=np.float64)
+    _run(tables, lineup_ids[:1], deal_array[:1], strategy_array[:1], False, parameters[:1],
+         variant)
+    profiler.reset()
+    _run(tables, lineup_ids, deal_array, strategy_array, False, parameters, variant)
+    return profiler.times()

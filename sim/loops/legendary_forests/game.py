@@ -40,6 +40,7 @@ from sim.loops.legendary_forests.loop import (
     compiled_variant,
     new_work,
     play_game,
+    profile_shard,
     run_shard,
     variants,
 )
@@ -181,6 +182,21 @@ class LegendaryForests(Game):
         decisions = [log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
                      log.tree_colour[:turns].tolist()]
         return decisions, log.draw_order[turns:].copy()
+
+    def profile_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                      strategy_seeds):
+        """The shard in the instrumented loop (built-in strategies only)."""
+        check_rules_against_tiles(rules, data, "rules")
+        if self.lineup_kind(lineup) != KIND_BUILTIN:
+            raise InputError("--profile: only built-in strategies can be profiled")
+        policies, params, _ = self._seat_arrays(lineup)
+        game_seat_strategy = np.asarray(game_seat_strategy)
+        return profile_shard(tile_arrays(data), players, rules["removed_tiles"],
+                             rules["trees_per_colour_per_player"],
+                             np.asarray(deal_seeds, dtype=np.uint64),
+                             np.asarray(strategy_seeds, dtype=np.uint64),
+                             np.ascontiguousarray(policies[game_seat_strategy]),
+                             np.ascontiguousarray(params[game_seat_strategy]))
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
                    strategy_seeds, use_driver=False):

@@ -50,6 +50,7 @@ from sim.loops.legendary_forests.dispatch import (
     choose_placement,
     choose_tree,
 )
+from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
 from sim.rng import seed_state
 
@@ -251,3 +252,49 @@ def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_playe
     kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
            *arguments, results)
     return results
+
+
+_RULES = "sim.games.legendary_forests.rules"
+_LOOP = "sim.loops.legendary_forests.loop"
+_DISPATCH = "sim.loops.legendary_forests.dispatch"
+# What ``sim bench --profile`` times (see ``sim.loops.profiling``); indentation follows calls.
+PROFILE_PHASES = (
+    Phase("whole loop (shard)", f"{_LOOP}.play_games", None),
+    Phase("reset table", f"{_RULES}.reset_table", "whole loop (shard)"),
+    Phase("deal", f"{_RULES}.deal", "whole loop (shard)"),
+    Phase("legal placements", f"{_RULES}.legal_placements", "whole loop (shard)"),
+    Phase("placement choice", f"{_DISPATCH}.choose_placement", "whole loop (shard)"),
+    Phase("game context", "strategies.legendary_forests.evaluation.game_context",
+          "placement choice"),
+    Phase("preview (score change)", f"{_RULES}.preview_placement", "placement choice"),
+    Phase("preview (zone groups)", f"{_RULES}.placement_groups", "placement choice"),
+    Phase("place tile (zone update)", f"{_RULES}.place_tile", "whole loop (shard)"),
+    Phase("tree phase: constrained check",
+          "sim.games.legendary_forests.results.colour_gone_with_zone", "whole loop (shard)"),
+    Phase("tree phase: legal choices", f"{_RULES}.legal_tree_choices", "whole loop (shard)"),
+    Phase("tree phase: choice", f"{_DISPATCH}.choose_tree", "whole loop (shard)"),
+    Phase("tree phase: apply", f"{_RULES}.apply_tree", "whole loop (shard)"),
+    Phase("record game (scoring)", "sim.games.legendary_forests.results.record_game",
+          "whole loop (shard)"),
+)
+_PROFILED: dict[str, object] = {}
+
+
+def profile_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player,
+                  deal_seeds, strategy_seeds, game_seat_policy,
+                  game_seat_params) -> list[PhaseTimes]:
+    """``run_shard`` of built-in strategies in the instrumented loop: per-phase times (the
+    first game is played once before, to compile, and not counted)."""
+    if not _PROFILED:
+        profiler = Profiler(list(PROFILE_PHASES))
+        _PROFILED["profiler"] = profiler
+        _PROFILED["variant"] = KernelVariant(None, profiler.instrumented(play_games), None,
+                                             None, [None])
+    profiler, variant = _PROFILED["profiler"], _PROFILED["variant"]
+    run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player,
+              deal_seeds[:1], strategy_seeds[:1], game_seat_policy[:1], game_seat_params[:1],
+              variant=variant)
+    profiler.reset()
+    run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
+              strategy_seeds, game_seat_policy, game_seat_params, variant=variant)
+    return profiler.times()
