@@ -130,12 +130,13 @@ class Profiler:
         self._built: dict[int, object] = {}
         self.reset()
 
-    def _timed(self, function, index):
+    def _timed(self, function, index, wrapped):
         address = self.counters.ctypes.data
         current = COLUMNS * len(self.phases)
         base = COLUMNS * index
 
-        @njit
+        # No reference counting, and a CPython wrapper only for a function Python calls.
+        @njit(_nrt=False, no_cpython_wrapper=not wrapped, no_cfunc_wrapper=True)
         def timed(*args):
             caller = _load(address, current)
             _store(address, current, index)
@@ -166,12 +167,16 @@ class Profiler:
                 rebuilt = self.instrumented(target)
                 if rebuilt is not target:
                     overrides[name] = rebuilt
+        options = {key: value for key, value in dispatcher.targetoptions.items()
+                   if key != "nopython"}
         result = dispatcher
         if overrides:
-            result = njit(rebind(function, function.__name__, overrides))
+            # The same compile options as the original (reference counting, inlining,
+            # wrappers), but not cached: the timers' address is a constant of the code.
+            result = njit(**options)(rebind(function, function.__name__, overrides))
         index = self._by_function.get(_qualified(dispatcher))
         if index is not None:
-            result = self._timed(result, index)
+            result = self._timed(result, index, wrapped=not options.get("no_cpython_wrapper"))
         self._built[key] = result
         return result
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import COLOUR_COUNT
 from sim.games.harmonies.gains import invalidate, new_gain_cache, new_local_view
@@ -19,6 +18,7 @@ from sim.games.harmonies.scoring import CATEGORY_COUNT, new_scratch
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import MAX_HABITAT_CELLS
 from sim.games.harmonies.turn import discard_unplaceable_token, place_token, take_central_space
+from sim.jit import compiled, inlined
 from sim.rng import next_below
 from strategies.harmonies.ids import PARAMETER_SLOTS
 
@@ -100,7 +100,7 @@ def new_workspace(tables) -> Workspace:
     )
 
 
-@njit(cache=True)
+@compiled
 def list_legal_hexes(tables, public, player, colour, out):
     """Write the hexes where a ``colour`` token may go into ``out``; returns how many."""
     count = 0
@@ -112,7 +112,7 @@ def list_legal_hexes(tables, public, player, colour, out):
     return count
 
 
-@njit(cache=True)
+@inlined
 def nth_full_space(public, n):
     """The ``n``-th (from 0) central space holding tokens."""
     for space in range(public.central_count.shape[0]):
@@ -123,7 +123,7 @@ def nth_full_space(public, n):
     return -1
 
 
-@njit(cache=True)
+@inlined
 def face_up_count(public):
     """Cards in the card row."""
     count = 0
@@ -133,7 +133,7 @@ def face_up_count(public):
     return count
 
 
-@njit(cache=True)
+@inlined
 def nth_face_up(public, n):
     """Row position of the ``n``-th (from 0) face-up card."""
     for position in range(public.card_row.shape[0]):
@@ -144,7 +144,7 @@ def nth_face_up(public, n):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def save_board(tables, public, player, work):
     """Copy the player's board and cube counts into the workspace."""
     for hex_index in range(tables.hex_count):
@@ -156,7 +156,7 @@ def save_board(tables, public, player, work):
         work.saved_cubes_placed[slot] = public.cubes_placed[player, slot]
 
 
-@njit(cache=True)
+@compiled
 def restore_board(tables, public, player, work):
     """Undo every change since :func:`save_board` (cards held must not have changed)."""
     for hex_index in range(tables.hex_count):
@@ -169,7 +169,7 @@ def restore_board(tables, public, player, work):
     invalidate(work.cache)
 
 
-@njit(cache=True)
+@inlined
 def keep_if_better(value, best_value, ties, generator):
     """Reservoir tie-break over candidates seen one by one: returns (keep this one, ties so
     far among the best). Equal values are kept with probability 1/ties, so the pick is uniform
@@ -182,7 +182,7 @@ def keep_if_better(value, best_value, ties, generator):
     return False, ties
 
 
-@njit(cache=True)
+@compiled
 def remember_plan(work, token_count):
     """Keep the token plan just evaluated as the best so far."""
     for slot in range(token_count):
@@ -190,7 +190,7 @@ def remember_plan(work, token_count):
         work.best_plan_hexes[slot] = work.plan_hexes[slot]
 
 
-@njit(cache=True)
+@compiled
 def play_remembered_plan(tables, public, player, work, space, token_count):
     """Take ``space`` and put its tokens where the remembered plan says (a token with no legal
     hex goes to the box)."""
@@ -203,7 +203,7 @@ def play_remembered_plan(tables, public, player, work, space, token_count):
             place_token(public, player, work.best_plan_hexes[step], colour)
 
 
-@njit(cache=True)
+@compiled
 def plan_rest_to_box(work, step, token_count):
     """No token left in hand fits anywhere: the plan sends the rest to the box, in hand order,
     from plan position ``step`` on."""

@@ -12,8 +12,6 @@ first token's gains are the same for every space and computed once per turn.
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.harmonies.colours import BLUE, YELLOW
 from sim.games.harmonies.gains import (
     copy_local_view,
@@ -38,6 +36,7 @@ from sim.games.harmonies.turn import (
     place_token,
     take_card,
 )
+from sim.jit import compiled
 from strategies.harmonies.common import (
     keep_if_better,
     plan_rest_to_box,
@@ -50,7 +49,7 @@ from strategies.harmonies.common import (
 ILLEGAL = -(2**30)  # marks a hex where a token may not go, in cached gains
 
 
-@njit(cache=True)
+@compiled
 def first_cube_placeable(tables, public, player, card):
     """True when a card's first cube could go on the player's board now."""
     for cube_hex in range(tables.hex_count):
@@ -60,7 +59,7 @@ def first_cube_placeable(tables, public, player, card):
     return False
 
 
-@njit(cache=True)
+@compiled
 def greedy_card_choice(tables, public, player, generator):
     """Take the face-up card worth most at once (see the module doc); True when taken."""
     if not may_take_card(tables, public, player):
@@ -82,7 +81,7 @@ def greedy_card_choice(tables, public, player, generator):
     return True
 
 
-@njit(cache=True)
+@compiled
 def greedy_cube_phase(tables, public, player, generator, work):
     """Place cubes while any fits, each time one of largest immediate gain; returns the gain."""
     total = 0
@@ -104,7 +103,7 @@ def greedy_cube_phase(tables, public, player, generator, work):
         total += best_gain
 
 
-@njit(cache=True)
+@compiled
 def greedy_token_plan(tables, public, player, generator, work, token_count):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest immediate gain
     (ties at random), recording the order in ``work.plan_*``; returns the total gain. The
@@ -204,7 +203,7 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
     return total
 
 
-@njit(cache=True)
+@compiled
 def greedy_turn(tables, public, player, generator, work):
     """One turn of the ``greedy`` policy; returns (space taken, card taken as 0/1)."""
     invalidate(work.cache)

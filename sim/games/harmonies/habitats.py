@@ -10,7 +10,6 @@ belong to several habitats.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import (
     BROWN,
@@ -20,9 +19,10 @@ from sim.games.harmonies.colours import (
     STACK_CODE_BASE,
 )
 from sim.games.harmonies.tables import ROTATIONS
+from sim.jit import compiled, inlined
 
 
-@njit(cache=True)
+@inlined
 def stack_code_at(stacks, heights, player, hex_index):
     """The stack code (see ``colours.py``) of ``player``'s hex."""
     code = 0
@@ -33,7 +33,7 @@ def stack_code_at(stacks, heights, player, hex_index):
     return code
 
 
-@njit(cache=True)
+@inlined
 def is_building_at(stacks, heights, player, hex_index):
     """True when the hex holds a building: red on exactly one brown, gray or red."""
     if heights[player, hex_index] != 2 or stacks[player, hex_index, 1] != RED:
@@ -42,7 +42,7 @@ def is_building_at(stacks, heights, player, hex_index):
     return base == BROWN or base == GRAY or base == RED
 
 
-@njit(cache=True)
+@inlined
 def stack_meets(stacks, heights, player, hex_index, requirement):
     """True when the hex holds what a habitat ``requirement`` asks for."""
     if requirement == BUILDING_REQUIREMENT:
@@ -50,7 +50,7 @@ def stack_meets(stacks, heights, player, hex_index, requirement):
     return stack_code_at(stacks, heights, player, hex_index) == requirement
 
 
-@njit(cache=True)
+@compiled
 def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, stacks, heights,
                     player, card, cube_hex):
     """True when ``card``'s habitat, in some rotation, lies on the board with its cube cell on
@@ -74,21 +74,21 @@ def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, st
     return False
 
 
-@njit(cache=True)
+@compiled
 def card_matches_at(tables, stacks, heights, player, card, cube_hex):
     """:func:`habitat_matches` for callers holding the tables tuple."""
     return habitat_matches(tables.card_cell_count, tables.card_requirement, tables.card_fits,
                            tables.card_cells, stacks, heights, player, card, cube_hex)
 
 
-@njit(cache=True)
+@inlined
 def card_is_completed(tables, public, player, slot):
     """True when every cube of the card in ``slot`` is on the board."""
     card = public.held_cards[player, slot]
     return public.cubes_placed[player, slot] >= tables.card_cube_count[card]
 
 
-@njit(cache=True)
+@compiled
 def cube_placement_is_legal(tables, public, player, slot, cube_hex):
     """True when the next cube of the card in ``slot`` may go on ``cube_hex`` now."""
     if slot < 0 or slot >= public.held_count[player]:
@@ -101,7 +101,7 @@ def cube_placement_is_legal(tables, public, player, slot, cube_hex):
                            public.held_cards[player, slot], cube_hex)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def list_cube_placements(tables, public, player, out_slots, out_hexes):
     """Write every legal (card slot, cube hex) pair of ``player`` into the two output arrays
     (each at least cards held x hexes long) and return how many there are, slot by slot."""

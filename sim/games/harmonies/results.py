@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import COLOUR_COUNT, STACK_CODE_COUNT, stack_code
 from sim.games.harmonies.habitats import stack_code_at
@@ -22,6 +21,7 @@ from sim.games.harmonies.scoring import (
 )
 from sim.games.harmonies.stacking import LEGAL_STACKS
 from sim.games.harmonies.state import DRAW_BAG
+from sim.jit import compiled
 
 # Audit failures (see audit_state), reported by play_game/play_games(audit=True).
 AUDIT_OK = 0
@@ -48,7 +48,7 @@ def legal_stack_code_table() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def audit_state(tables, public, hidden, legal_codes, counts):
     """Check the invariants of a state: legal stacks, cubes on tokens and never under a later
     token, every token of the bag file accounted for. Returns an AUDIT_* code."""
@@ -79,7 +79,7 @@ def audit_state(tables, public, hidden, legal_codes, counts):
     return AUDIT_OK
 
 
-@njit(cache=True)
+@compiled
 def record_results(tables, public, work, game, category_points, totals, ranks, wins, cubes,
                    completed, turns):
     """Score every player of the finished game into row ``game`` of the result arrays; ranks

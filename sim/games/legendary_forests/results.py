@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     GRASS,
@@ -21,6 +20,7 @@ from sim.games.legendary_forests.rules import (
     planet_score,
     planet_zone_counts,
 )
+from sim.jit import compiled
 
 COUNTER_TREE_PHASES_WITHOUT_TREE = 0  # tree phases where no colour left had a zone to go to
 COUNTER_TREE_PICKS_CONSTRAINED = 1  # tree picks made while a colour the seat had zones of was gone
@@ -96,7 +96,7 @@ def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
     )
 
 
-@njit(cache=True)
+@compiled
 def colour_gone_with_zone(table, player):
     """True when some leaf colour is exhausted while the player has a zone of that colour."""
     for node in range(table.node_count[player]):
@@ -109,7 +109,7 @@ def colour_gone_with_zone(table, player):
 
 
 
-@njit(cache=True)
+@compiled
 def rank_scores(scores, out_rank, out_win):
     """Rank 1 for the best score, tied scores share a rank; the win is shared among the seats
     tied on top (each gets 1 / their number)."""
@@ -131,7 +131,7 @@ def rank_scores(scores, out_rank, out_win):
         out_win[player] = 1.0 / top if scores[player] == best else 0.0
 
 
-@njit(cache=True)
+@compiled
 def record_game(table, work, log, removed_tiles, game, scores, results):
     """Write the finished game on ``table`` into row ``game`` of ``results`` (scores, ranks,
     wins, zone counts, trees, counters, the deal as played); ``scores`` is int64[P] scratch."""

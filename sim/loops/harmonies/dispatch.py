@@ -10,8 +10,8 @@ by ``Strategy.parameter_row``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from sim.jit import inlined
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.greedy import greedy_turn
@@ -31,7 +31,7 @@ def default_parameter_table() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@inlined
 def play_policy_turn(policy, tables, public, player, generator, work):
     """Play ``player``'s turn with policy id ``policy``; returns (space, card taken)."""
     if policy == POLICY_RANDOM:
@@ -41,14 +41,14 @@ def play_policy_turn(policy, tables, public, player, generator, work):
     return valued_turn(tables, public, player, generator, work, policy)
 
 
-@njit(cache=True)
+@inlined
 def choose_spirit(policy, generator):
     """Which of the two offered spirits to keep: every policy picks at random (the board is
     empty at the first turn, so there is nothing to compare yet)."""
     return next_below(generator, 2)
 
 
-@njit(cache=True)
+@inlined
 def choose_solo_discard(policy, public, generator):
     """Solo discard decision: a row position to discard, or -1 (only ``random`` discards)."""
     if policy == POLICY_RANDOM:

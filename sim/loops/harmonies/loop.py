@@ -48,6 +48,7 @@ from sim.games.harmonies.turn import (
     refill_after_turn,
     solo_discard_from_row,
 )
+from sim.jit import entry, inlined
 from sim.loops.harmonies.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -63,7 +64,7 @@ from sim.rng import seed_state
 from strategies.harmonies.common import Workspace, new_workspace
 
 
-@njit(cache=True)
+@inlined
 def play_turn(tables, public, hidden, work, lineup, player):
     """One full turn of ``player``: spirit choice on the first turn (variant), the policy's
     turn, the end-of-turn refills and triggers, and the solo discard. Returns the central
@@ -86,23 +87,26 @@ def play_turn(tables, public, hidden, work, lineup, player):
     return space
 
 
-@njit(cache=True)
+@entry
 def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, deal_seeds,
-                      strategy_seeds, audit, legal_codes, category_points, totals, ranks, wins,
-                      cubes, completed, turns, audit_codes):
+                      strategy_seeds, audit, legal_codes, counts, category_points, totals, ranks,
+                      wins, cubes, completed, turns, audit_codes):
     """Play ``len(deal_seeds)`` games one after the other, reusing the state arrays.
 
     Game ``g``: deal with ``deal_seeds[g]``; seat ``s`` plays policy ``lineups[g, s]`` with
     ``seat_parameters[g, s]`` and draws from stream ``s`` of ``strategy_seeds[g]``; rounds of
     one turn per seat until a round ends with the end triggered. ``audit_codes[g]`` is AUDIT_OK
-    unless ``audit`` is set and an invariant broke (the game stops at the first broken one).
-    One game is not a function of its own: each compiled level re-optimizes everything it
-    calls, so a shallower call chain compiles much faster."""
-    counts = np.zeros(COLOUR_COUNT, dtype=np.int32)
+    unless ``audit`` is set and an invariant broke (the game stops at the first broken one;
+    ``counts`` is int32[COLOUR_COUNT] scratch for it).
+    One game is not a function of its own, and ``play_turn`` is pasted in (``inlined``): each
+    compiled level re-optimizes everything it calls, so a shallower call chain compiles much
+    faster."""
     for game in range(deal_seeds.shape[0]):
         lineup = lineups[game]
         deal(tables, public, hidden, deal_seeds[game])
-        work.parameters[:] = seat_parameters[game]
+        for seat in range(tables.players):
+            for slot in range(work.parameters.shape[1]):
+                work.parameters[seat, slot] = seat_parameters[game, seat, slot]
         for seat in range(tables.players):
             seed_state(work.generators[seat], strategy_seeds[game], seat)
         code = AUDIT_OK
@@ -203,7 +207,8 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None,
     kernel = play_games_kernel if variant is None else variant.play_games_kernel
     kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
                       strategy_array,
-                      bool(audit), legal_stack_code_table(), results.category_points,
+                      bool(audit), legal_stack_code_table(),
+                      np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points,
                       results.total, results.rank, results.win, results.cubes_placed,
                       results.cards_completed, results.turns, audit_codes)
     raise_on_audit(audit_codes, deal_array)
@@ -271,7 +276,7 @@ _VARIANTS: dict[tuple, KernelVariant] = {}
 def _turn_dispatch(fallback, policy_id, user_turn):
     """``play_policy_turn`` that sends ``policy_id`` to a compiled user turn function."""
 
-    @njit
+    @njit(inline="always")
     def dispatch(policy, tables, public, player, generator, work):
         if policy == policy_id:
             return user_turn(work.parameters[player], tables, public, player, generator, work)
@@ -292,7 +297,10 @@ def compiled_variant(user_turns) -> KernelVariant:
     dispatch = play_policy_turn
     for index, user_turn in enumerate(user_turns):
         dispatch = _turn_dispatch(dispatch, USER_POLICY_BASE + index, user_turn)
-    turn = njit(rebind(play_turn.py_func, "play_turn", {"play_policy_turn": dispatch}))
+    turn = njit(inline="always")(rebind(play_turn.py_func, "play_turn",
+                                        {"play_policy_turn": dispatch}))
+    # With reference counting: the user's functions inherit the setting of their caller, and
+    # they may allocate arrays.
     kernel = njit(rebind(play_games_kernel.py_func, "play_games_kernel", {"play_turn": turn}))
     user_ids = tuple(USER_POLICY_BASE + index for index in range(len(user_turns)))
     variant = KernelVariant(turn, kernel, user_ids, [None])

@@ -10,8 +10,7 @@ them (``Strategy.parameter_row``).
 
 from __future__ import annotations
 
-from numba import njit
-
+from sim.jit import inlined
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
@@ -40,7 +39,7 @@ PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see kernel.compiled_variant)
 
 
-@njit(cache=True)
+@inlined
 def choose_placement(policy, params, tiles, table, player, tile, move_cells, move_rotations,
                      move_count, rng, scratch, preview):
     """Index of the chosen legal placement for ``policy``."""
@@ -67,7 +66,7 @@ def choose_placement(policy, params, tiles, table, player, tile, move_cells, mov
     return random_placement(move_count, rng)
 
 
-@njit(cache=True)
+@inlined
 def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zones,
                 choice_count, rng):
     """Index of the chosen legal (colour, zone) tree choice for ``policy``."""

@@ -40,6 +40,7 @@ from sim.loops.legendary_forests.loop import (
     compiled_variant,
     new_work,
     play_game,
+    play_one,
     profile_shard,
     run_shard,
     variants,
@@ -309,10 +310,9 @@ class LegendaryForests(Game):
                              seats)
         else:
             policies, params, user_functions = self._seat_arrays(lineup)
-            game = compiled_variant(user_functions).play_game if kind == KIND_COMPILED \
-                else play_game
-            game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
-                 deal_seed, strategy_seed, policies, params)
+            variant = compiled_variant(user_functions) if kind == KIND_COMPILED else None
+            table, log = play_one(tiles, players, removed, rules["trees_per_colour_per_player"],
+                                  deal_seed, strategy_seed, policies, params, variant)
         return table, log
 
     def _describe_game(self, tileset, table, log, lineup, seed, rules) -> PlayedGame:
