@@ -18,8 +18,15 @@ Compile time and speed are set here, once:
   (``np.empty``, a new table) or returns an array says ``refcounts=True``. A function compiled
   without counting must not call one that returns a new array (it would leak it);
   ``tests/test_jit.py`` checks that whole shards allocate and free the same number of times.
-* ``inlined`` helpers are pasted into their callers by numba: they are never compiled on their
-  own for compiled callers, so they add no specialization.
+* ``always_inline=True`` has LLVM paste the function into every compiled caller. A call
+  passes every array of every tuple argument field by field (a table of 27 arrays is about
+  250 machine words on the stack), so the hot functions that take a state tuple and run once
+  per candidate move must not be called. The function is still compiled once, on its own;
+  only LLVM copies it.
+* ``inlined`` helpers are pasted into their callers by numba itself, before typing: they are
+  never compiled on their own for compiled callers, so they add no specialization. Only for
+  small helpers: numba types the pasted code again at every call site, which for a big
+  function costs more compile time than it saves.
 
 With ``NUMBA_DISABLE_JIT=1`` both return the plain Python function (for profiling in Python).
 """
@@ -57,16 +64,17 @@ def _twin(function):
     return twin
 
 
-def compiled(function=None, *, refcounts: bool = False):
+def compiled(function=None, *, refcounts: bool = False, always_inline: bool = False):
     """Decorator: compile ``function`` (cached on disk) for calls from compiled code; see the
-    module doc for ``refcounts``. ``@compiled`` or ``@compiled(refcounts=True)``."""
+    module doc for ``refcounts`` and ``always_inline``. ``@compiled`` or
+    ``@compiled(refcounts=True)``."""
 
     def decorate(function):
         if config.DISABLE_JIT:
             return function
-        # Set either way: numba otherwise inherits the caller's setting.
+        # Both set either way: numba otherwise inherits the caller's settings.
         options = {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
-                   "_nrt": refcounts}
+                   "_nrt": refcounts, "forceinline": always_inline}
         dispatcher = CompiledOnlyDispatcher(py_func=function, locals={}, targetoptions=options)
         dispatcher.enable_caching()
         dispatcher.python_entry = njit(cache=True)(_twin(function))

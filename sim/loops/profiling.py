@@ -169,12 +169,15 @@ class Profiler:
                     overrides[name] = rebuilt
         options = {key: value for key, value in dispatcher.targetoptions.items()
                    if key != "nopython"}
+        index = self._by_function.get(_qualified(dispatcher))
+        if index is not None:
+            # A timed function is called, not pasted in (numba cannot inline it under *args).
+            options.pop("inline", None)
         result = dispatcher
-        if overrides:
+        if overrides or (index is not None and dispatcher.targetoptions.get("inline")):
             # The same compile options as the original (reference counting, inlining,
             # wrappers), but not cached: the timers' address is a constant of the code.
             result = njit(**options)(rebind(function, function.__name__, overrides))
-        index = self._by_function.get(_qualified(dispatcher))
         if index is not None:
             result = self._timed(result, index, wrapped=not options.get("no_cpython_wrapper"))
         self._built[key] = result

@@ -105,7 +105,7 @@ def zone_value(colour, full_runes, open_half_runes, trees, context, growth, clos
     return points * tree_hope(colour, context, hope)
 
 
-@compiled
+@compiled(always_inline=True)
 def placement_value(tiles, table, player, tile, cell, rotation, scratch, groups, context, growth,
                     closing, hope):
     """Change of the planet's static value (sum of ``zone_value`` over its zones) if the tile
@@ -125,7 +125,7 @@ def placement_value(tiles, table, player, tile, cell, rotation, scratch, groups,
     return value
 
 
-@compiled
+@compiled(always_inline=True)
 def tree_marginal_value(table, player, zone, context, growth, closing, hope):
     """What a tree adds to a zone's static value: all of it for a zone without a tree (minus the
     hope it already had), nothing for a zone that holds one already."""

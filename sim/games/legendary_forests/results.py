@@ -96,7 +96,7 @@ def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
     )
 
 
-@compiled
+@compiled(always_inline=True)
 def colour_gone_with_zone(table, player):
     """True when some leaf colour is exhausted while the player has a zone of that colour."""
     for node in range(table.node_count[player]):

@@ -245,7 +245,7 @@ def _clear_cell(table, player, cell):
         table.cell_side_node[player, cell, direction] = NO_NODE
 
 
-@compiled
+@compiled(always_inline=True)
 def place_tile(tiles, table, player, tile, cell, rotation):
     """Put ``tile`` on ``cell`` with ``rotation`` and update zones, runes and the frontier.
 
@@ -381,7 +381,7 @@ def placement_is_legal(tiles, table, player, tile, cell, rotation):
     return touches
 
 
-@compiled
+@compiled(always_inline=True)
 def legal_placements(tiles, table, player, tile, out_cells, out_rotations):
     """Fill ``out_cells``/``out_rotations`` with every legal placement of ``tile`` (one per
     distinct-looking rotation) and return how many there are; 0 means the tile is discarded.
@@ -404,7 +404,7 @@ def legal_placements(tiles, table, player, tile, out_cells, out_rotations):
     return count
 
 
-@compiled
+@compiled(always_inline=True)
 def legal_tree_choices(table, player, out_colours, out_zones):
     """Every (leaf colour 1..3, zone root) a tree may go to now: the colour is still in the
     supply and the zone has that colour. Returns the count; 0 means the player takes no tree."""
@@ -421,7 +421,7 @@ def legal_tree_choices(table, player, out_colours, out_zones):
     return count
 
 
-@compiled
+@compiled(always_inline=True)
 def apply_tree(table, player, colour, zone):
     """Take a tree of ``colour`` from the supply and put it in ``zone`` (a root of that colour)."""
     root = find_zone(table, player, zone)
@@ -449,7 +449,7 @@ def pass_construction_token(table):
     table.status[STATUS_TOKEN_HOLDER] = (table.status[STATUS_TOKEN_HOLDER] + 1) % players
 
 
-@compiled
+@compiled(always_inline=True)
 def planet_score(table, player):
     """Final score of a planet, read off the zone table."""
     total = 0
@@ -464,7 +464,7 @@ def planet_score(table, player):
     return total
 
 
-@compiled
+@compiled(always_inline=True)
 def planet_zone_counts(table, player, out):
     """Summary of a planet's leaf zones into ``out`` (int64[4]): zones, closed zones, full runes,
     zones holding a tree."""
@@ -551,7 +551,7 @@ def _join_new_tile(tiles, table, player, tile, cell, rotation, scratch):
     return root_count, link_count
 
 
-@compiled
+@compiled(always_inline=True)
 def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups):
     """The leaf zones a legal placement would leave where it lands, without changing the table.
 
@@ -608,7 +608,7 @@ def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups
     return group_count, root_count
 
 
-@compiled
+@compiled(always_inline=True)
 def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
     """What a legal placement would change, without changing the table: fills ``out``
     (int32[PREVIEW_SIZE]); ``scratch`` is int32[>= 48]. Zones are joined the same way as
