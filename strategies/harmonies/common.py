@@ -100,7 +100,7 @@ def new_workspace(tables) -> Workspace:
     )
 
 
-@compiled
+@compiled(always_inline=True)
 def list_legal_hexes(tables, public, player, colour, out):
     """Write the hexes where a ``colour`` token may go into ``out``; returns how many."""
     count = 0
@@ -144,7 +144,7 @@ def nth_face_up(public, n):
     return -1
 
 
-@compiled
+@compiled(always_inline=True)
 def save_board(tables, public, player, work):
     """Copy the player's board and cube counts into the workspace."""
     for hex_index in range(tables.hex_count):
@@ -156,7 +156,7 @@ def save_board(tables, public, player, work):
         work.saved_cubes_placed[slot] = public.cubes_placed[player, slot]
 
 
-@compiled
+@compiled(always_inline=True)
 def restore_board(tables, public, player, work):
     """Undo every change since :func:`save_board` (cards held must not have changed)."""
     for hex_index in range(tables.hex_count):
@@ -182,7 +182,7 @@ def keep_if_better(value, best_value, ties, generator):
     return False, ties
 
 
-@compiled
+@compiled(always_inline=True)
 def remember_plan(work, token_count):
     """Keep the token plan just evaluated as the best so far."""
     for slot in range(token_count):
@@ -190,7 +190,7 @@ def remember_plan(work, token_count):
         work.best_plan_hexes[slot] = work.plan_hexes[slot]
 
 
-@compiled
+@compiled(always_inline=True)
 def play_remembered_plan(tables, public, player, work, space, token_count):
     """Take ``space`` and put its tokens where the remembered plan says (a token with no legal
     hex goes to the box)."""
@@ -203,7 +203,7 @@ def play_remembered_plan(tables, public, player, work, space, token_count):
             place_token(public, player, work.best_plan_hexes[step], colour)
 
 
-@compiled
+@compiled(always_inline=True)
 def plan_rest_to_box(work, step, token_count):
     """No token left in hand fits anywhere: the plan sends the rest to the box, in hand order,
     from plan position ``step`` on."""

@@ -49,7 +49,7 @@ from strategies.harmonies.common import (
 ILLEGAL = -(2**30)  # marks a hex where a token may not go, in cached gains
 
 
-@compiled
+@compiled(always_inline=True)
 def first_cube_placeable(tables, public, player, card):
     """True when a card's first cube could go on the player's board now."""
     for cube_hex in range(tables.hex_count):
@@ -59,7 +59,7 @@ def first_cube_placeable(tables, public, player, card):
     return False
 
 
-@compiled
+@compiled(always_inline=True)
 def greedy_card_choice(tables, public, player, generator):
     """Take the face-up card worth most at once (see the module doc); True when taken."""
     if not may_take_card(tables, public, player):
@@ -81,7 +81,7 @@ def greedy_card_choice(tables, public, player, generator):
     return True
 
 
-@compiled
+@compiled(always_inline=True)
 def greedy_cube_phase(tables, public, player, generator, work):
     """Place cubes while any fits, each time one of largest immediate gain; returns the gain."""
     total = 0
@@ -103,7 +103,7 @@ def greedy_cube_phase(tables, public, player, generator, work):
         total += best_gain
 
 
-@compiled
+@compiled(always_inline=True)
 def greedy_token_plan(tables, public, player, generator, work, token_count):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest immediate gain
     (ties at random), recording the order in ``work.plan_*``; returns the total gain. The

@@ -29,7 +29,7 @@ from strategies.harmonies.common import (
 )
 
 
-@compiled
+@compiled(always_inline=True)
 def random_card_choice(tables, public, player, generator):
     """Uniform among "no card" and each face-up card; returns True when a card was taken."""
     if not may_take_card(tables, public, player):
@@ -41,7 +41,7 @@ def random_card_choice(tables, public, player, generator):
     return True
 
 
-@compiled
+@compiled(always_inline=True)
 def random_cube_phase(tables, public, player, generator, work):
     """Place cubes while the uniform choice among the legal placements and "stop" is not stop."""
     while True:

@@ -105,7 +105,7 @@ HORIZON_TURNS = 4.0  # planner: turns further off than this count as this many
 # Chances
 
 
-@compiled
+@compiled(always_inline=True)
 def turns_left_estimate(tables, public):
     """Rough number of turns each player still gets: until the bag cannot refill the central
     board, or the fullest board reaches the end threshold (about 2 empty hexes a turn)."""
@@ -160,7 +160,7 @@ def top_at(stacks, heights, player, hex_index):
     return stacks[player, hex_index, height - 1] if height > 0 else -1
 
 
-@compiled
+@compiled(always_inline=True)
 def hex_potential(neighbours, tree_points, mountain_points, building_points,
                   building_min_colours, stacks, heights, cube_heights, player, hex_index,
                   supply, token_cost):
@@ -217,7 +217,7 @@ def hex_potential(neighbours, tree_points, mountain_points, building_points,
     return 0.0
 
 
-@compiled
+@compiled(always_inline=True)
 def area_potential(neighbours, tree_points, mountain_points, building_points,
                    building_min_colours, stacks, heights, cube_heights, player, hex_index,
                    supply, token_cost):
@@ -244,7 +244,7 @@ def requirement_colour(requirement, level):
     return (requirement // STACK_CODE_BASE ** level) % STACK_CODE_BASE - 1
 
 
-@compiled
+@compiled(always_inline=True)
 def cell_chance(requirement, stacks, heights, cube_heights, player, hex_index, is_cube_hex,
                 supply):
     """Chance that ``hex_index`` comes to hold ``requirement``: 1 when it does, the product of
@@ -283,7 +283,7 @@ def cell_chance(requirement, stacks, heights, cube_heights, player, hex_index, i
     return chance
 
 
-@compiled
+@compiled(always_inline=True)
 def fresh_chance(requirements, cell_count, supply):
     """Chance of building a whole habitat on empty hexes."""
     chance = 1.0
@@ -299,7 +299,7 @@ def fresh_chance(requirements, cell_count, supply):
     return chance
 
 
-@compiled
+@compiled(always_inline=True)
 def placement_chance(tables, stacks, heights, cube_heights, player, card, rotation, cube_hex,
                      supply):
     """Chance of completing ``card``'s habitat at (``rotation``, ``cube_hex``), -1 if it can
@@ -317,7 +317,7 @@ def placement_chance(tables, stacks, heights, cube_heights, player, card, rotati
     return chance
 
 
-@compiled
+@compiled(always_inline=True)
 def best_placement(tables, stacks, heights, cube_heights, player, card, supply):
     """(chance, rotation, cube hex) of the spot where ``card``'s habitat is likeliest to be
     completed; chance -1 when there is none."""
@@ -331,7 +331,7 @@ def best_placement(tables, stacks, heights, cube_heights, player, card, supply):
     return best, best_rotation, best_hex
 
 
-@compiled
+@compiled(always_inline=True)
 def next_cube_points(tables, public, player, slot, scratch):
     """What the next cube of the card in ``slot`` is worth (a spirit: its bonus now, at least
     the points a spirit bonus usually gives)."""
@@ -373,7 +373,7 @@ def choose_targets(tables, public, player, work):
         count += 1
 
 
-@compiled
+@compiled(always_inline=True)
 def target_worth(work, target, stacks, heights, cube_heights, player, supply):
     """Expected points of a target on the board as it is: its cube's points times the chance
     of finishing it there, or of building it afresh once spoiled."""
@@ -389,7 +389,7 @@ def target_worth(work, target, stacks, heights, cube_heights, player, supply):
     return work.target_value[target] * chance
 
 
-@compiled
+@compiled(always_inline=True)
 def cards_worth(work, stacks, heights, cube_heights, player, supply):
     """Expected points of every target."""
     total = 0.0
@@ -399,7 +399,7 @@ def cards_worth(work, stacks, heights, cube_heights, player, supply):
     return total
 
 
-@compiled
+@compiled(always_inline=True)
 def targets_touching(work, hex_index):
     """True when some target covers ``hex_index``."""
     for target in range(work.target_slot.shape[0]):
@@ -415,7 +415,7 @@ def targets_touching(work, hex_index):
 # Cards
 
 
-@compiled
+@compiled(always_inline=True)
 def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
     """Expected points of taking ``card`` now: its first cube at the likeliest spot of the
     board, later cubes on a fresh habitat each (animals: a little less likely each time;
@@ -485,7 +485,7 @@ def valued_card_choice(tables, public, player, generator, work, policy):
 # Tokens
 
 
-@compiled
+@compiled(always_inline=True)
 def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
                 spirit_placed, cards_before):
     """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
@@ -541,7 +541,7 @@ def token_value(tables, public, player, work, hex_index, colour, w_potential, w_
     return value
 
 
-@compiled
+@compiled(always_inline=True)
 def valued_token_plan(tables, public, player, generator, work, token_count, policy):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
     at random), recording the order in ``work.plan_*``; returns the total value. The tokens

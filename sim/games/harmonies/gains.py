@@ -82,7 +82,7 @@ def note_token_placed(cache, colour):
     cache.valid[VALID_SPIRIT] = 0
 
 
-@compiled
+@compiled(always_inline=True)
 def placed_spirit_points(tables, public, player, scratch):
     """Bonus points of the player's spirits whose cube is placed."""
     total = 0
@@ -104,7 +104,7 @@ def holds_placed_spirit(tables, public, player):
     return False
 
 
-@compiled
+@compiled(always_inline=True)
 def refresh(tables, public, player, scratch, cache):
     """Recompute the stale parts of the cache for ``player``'s board."""
     valid = cache.valid
@@ -195,7 +195,7 @@ def local_token_gain(neighbours, tree_points, mountain_points, building_points,
 # run once per candidate hex.
 
 
-@compiled
+@compiled(always_inline=True)
 def field_gain(neighbours, yellow_labels, yellow_sizes, field_min_group, field_group_points,
                hex_index):
     """Field points gained by a yellow token on the empty ``hex_index`` (labels and sizes of
@@ -218,7 +218,7 @@ def field_gain(neighbours, yellow_labels, yellow_sizes, field_min_group, field_g
     return after - big_groups_before * field_group_points
 
 
-@compiled
+@compiled(always_inline=True)
 def river_gain(neighbours, blue_labels, blue_diameters, numbers, river_points,
                points_per_extra_token, member, distance, queue, hex_index):
     """Side A: river points gained by a blue token on the empty ``hex_index`` (labels, group
@@ -266,7 +266,7 @@ def island_gain(neighbours, island_points, numbers, stacks, heights, player, mem
     return island_points * (islands - numbers[ISLANDS])
 
 
-@compiled
+@compiled(always_inline=True)
 def spirit_gain(tables, public, player, hex_index, colour, scratch, cache):
     """Change of the placed spirits' bonus from a ``colour`` token on ``hex_index`` (cache up
     to date). The board is left unchanged."""
@@ -320,7 +320,7 @@ def token_gain(tables, public, player, hex_index, colour, scratch, cache):
     return gain
 
 
-@compiled
+@compiled(always_inline=True)
 def cube_gain(tables, public, player, slot, scratch):
     """Points gained at once by moving the next cube of the card in ``slot`` to the board."""
     card = public.held_cards[player, slot]
@@ -365,7 +365,7 @@ def prepare_local_view(neighbours, stacks, heights, player, view):
         gray_around[hex_index] = count
 
 
-@compiled
+@compiled(always_inline=True)
 def _building_scores(neighbours, tops, building_min_colours, building, changed, new_top):
     """Whether the building on ``building`` sees enough colours when hex ``changed`` shows
     ``new_top``."""
@@ -382,7 +382,7 @@ def _building_scores(neighbours, tops, building_min_colours, building, changed, 
     return colours >= building_min_colours
 
 
-@compiled
+@compiled(always_inline=True)
 def fast_local_gain(neighbours, tree_points, mountain_points, building_points,
                     building_min_colours, heights, player, view, hex_index, colour):
     """:func:`local_token_gain` from a :func:`prepare_local_view` summary: the trees,
@@ -427,7 +427,7 @@ def fast_local_gain(neighbours, tree_points, mountain_points, building_points,
     return gain
 
 
-@compiled
+@compiled(always_inline=True)
 def copy_local_view(source, target):
     """Copy one summary into another (e.g. the turn's starting board before a trial)."""
     for hex_index in range(source.tops.shape[0]):
@@ -436,7 +436,7 @@ def copy_local_view(source, target):
         target.buildings[hex_index] = source.buildings[hex_index]
 
 
-@compiled
+@compiled(always_inline=True)
 def note_token_in_view(neighbours, stacks, heights, player, view, hex_index):
     """Update ``view`` after a token went on ``hex_index`` (already on the board)."""
     height = heights[player, hex_index]

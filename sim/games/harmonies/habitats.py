@@ -50,7 +50,7 @@ def stack_meets(stacks, heights, player, hex_index, requirement):
     return stack_code_at(stacks, heights, player, hex_index) == requirement
 
 
-@compiled
+@compiled(always_inline=True)
 def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, stacks, heights,
                     player, card, cube_hex):
     """True when ``card``'s habitat, in some rotation, lies on the board with its cube cell on
@@ -74,7 +74,7 @@ def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, st
     return False
 
 
-@compiled
+@compiled(always_inline=True)
 def card_matches_at(tables, stacks, heights, player, card, cube_hex):
     """:func:`habitat_matches` for callers holding the tables tuple."""
     return habitat_matches(tables.card_cell_count, tables.card_requirement, tables.card_fits,
@@ -88,7 +88,7 @@ def card_is_completed(tables, public, player, slot):
     return public.cubes_placed[player, slot] >= tables.card_cube_count[card]
 
 
-@compiled
+@compiled(always_inline=True)
 def cube_placement_is_legal(tables, public, player, slot, cube_hex):
     """True when the next cube of the card in ``slot`` may go on ``cube_hex`` now."""
     if slot < 0 or slot >= public.held_count[player]:
@@ -101,7 +101,7 @@ def cube_placement_is_legal(tables, public, player, slot, cube_hex):
                            public.held_cards[player, slot], cube_hex)
 
 
-@compiled(refcounts=True)
+@compiled(refcounts=True, always_inline=True)
 def list_cube_placements(tables, public, player, out_slots, out_hexes):
     """Write every legal (card slot, cube hex) pair of ``player`` into the two output arrays
     (each at least cards held x hexes long) and return how many there are, slot by slot."""

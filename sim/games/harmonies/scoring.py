@@ -100,7 +100,7 @@ def label_groups(neighbours, member, labels, sizes, queue):
     return groups
 
 
-@compiled
+@compiled(always_inline=True)
 def eccentricity(neighbours, member, start, distance, queue):
     """Largest number of steps from ``start`` to a hex of its group (hexes with member == 1)."""
     distance[:] = -1

@@ -110,7 +110,7 @@ def draw_card(hidden):
     return hidden.deck_order[position]
 
 
-@compiled
+@compiled(always_inline=True)
 def fill_central_space(tables, public, hidden, space):
     """Fill an empty central space from the bag. Returns False, leaving the space empty and the
     bag untouched, when the bag holds fewer tokens than a space takes (the end trigger)."""
@@ -122,7 +122,7 @@ def fill_central_space(tables, public, hidden, space):
     return True
 
 
-@compiled
+@compiled(always_inline=True)
 def fill_card_row(public, hidden):
     """Put a card from the deck on every empty slot of the card row (while the deck lasts)."""
     for position in range(public.card_row.shape[0]):
