@@ -29,6 +29,7 @@ Workspace = namedtuple(
         "parameters",  # float64[P, PARAMETER_SLOTS] each seat's strategy parameters
         "scratch",  # scoring.Scratch
         "cache",  # gains.GainCache
+        "start_cache",  # gains.GainCache of the board at the start of the turn's trials
         "start_view",  # gains.LocalView of the board at the start of the turn's trials
         "trial_view",  # gains.LocalView of the board during a trial
         "tokens",  # int8[T] tokens in hand
@@ -70,6 +71,7 @@ def new_workspace(tables) -> Workspace:
         parameters=np.zeros((tables.players, PARAMETER_SLOTS), dtype=np.float64),
         scratch=new_scratch(hexes),
         cache=new_gain_cache(hexes),
+        start_cache=new_gain_cache(hexes),
         start_view=new_local_view(hexes),
         trial_view=new_local_view(hexes),
         tokens=np.zeros(tokens, dtype=np.int8),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from sim.games.harmonies.colours import BLUE, YELLOW
 from sim.games.harmonies.gains import (
+    copy_gain_cache,
     copy_local_view,
     cube_gain,
     fast_local_gain,
@@ -214,6 +215,10 @@ def greedy_turn(tables, public, player, generator, work):
                        work.start_view)
 
     save_board(tables, public, player, work)
+    # Every space is tried from this board: its gain cache is worked out once and put back
+    # after each trial (the same contents a fresh refresh would give).
+    refresh(tables, public, player, work.scratch, work.cache)
+    copy_gain_cache(work.cache, work.start_cache)
     best_value = -1_000_000
     best_space = -1
     ties = 0
@@ -226,6 +231,7 @@ def greedy_turn(tables, public, player, generator, work):
         value = greedy_token_plan(tables, public, player, generator, work, count)
         value += greedy_cube_phase(tables, public, player, generator, work)
         restore_board(tables, public, player, work)
+        copy_gain_cache(work.start_cache, work.cache)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value

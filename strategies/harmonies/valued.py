@@ -50,6 +50,7 @@ from sim.games.harmonies.colours import (
     YELLOW,
 )
 from sim.games.harmonies.gains import (
+    copy_gain_cache,
     copy_local_view,
     fast_local_gain,
     field_gain,
@@ -624,6 +625,10 @@ def valued_turn(tables, public, player, generator, work, policy):
                        work.start_view)
 
     save_board(tables, public, player, work)
+    # Every space is tried from this board: its gain cache is worked out once and put back
+    # after each trial (the same contents a fresh refresh would give).
+    refresh(tables, public, player, work.scratch, work.cache)
+    copy_gain_cache(work.cache, work.start_cache)
     best_value = NOT_LEGAL
     best_space = -1
     token_count = tables.tokens_per_space
@@ -636,6 +641,7 @@ def valued_turn(tables, public, player, generator, work, policy):
             work.tokens[slot] = public.central[space, slot]
         value = valued_token_plan(tables, public, player, generator, work, count, policy)
         restore_board(tables, public, player, work)
+        copy_gain_cache(work.start_cache, work.cache)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value

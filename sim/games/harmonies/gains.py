@@ -72,6 +72,21 @@ def invalidate(cache):
     cache.valid[:] = 0
 
 
+@compiled(always_inline=True)
+def copy_gain_cache(source, target):
+    """Copy one cache into another, validity included (e.g. the turn's starting board, worked
+    out once, back after a trial is undone)."""
+    for part in range(source.valid.shape[0]):
+        target.valid[part] = source.valid[part]
+    for hex_index in range(source.yellow_labels.shape[0]):
+        target.yellow_labels[hex_index] = source.yellow_labels[hex_index]
+        target.yellow_sizes[hex_index] = source.yellow_sizes[hex_index]
+        target.blue_labels[hex_index] = source.blue_labels[hex_index]
+        target.blue_diameters[hex_index] = source.blue_diameters[hex_index]
+    for number in range(source.numbers.shape[0]):
+        target.numbers[number] = source.numbers[number]
+
+
 @inlined
 def note_token_placed(cache, colour):
     """Mark stale what a new token of ``colour`` may have changed."""

@@ -9,8 +9,6 @@ belong to several habitats.
 
 from __future__ import annotations
 
-import numpy as np
-
 from sim.games.harmonies.colours import (
     BROWN,
     BUILDING_REQUIREMENT,
@@ -101,7 +99,7 @@ def cube_placement_is_legal(tables, public, player, slot, cube_hex):
                            public.held_cards[player, slot], cube_hex)
 
 
-@compiled(refcounts=True, always_inline=True)
+@compiled(always_inline=True)
 def list_cube_placements(tables, public, player, out_slots, out_hexes):
     """Write every legal (card slot, cube hex) pair of ``player`` into the two output arrays
     (each at least cards held x hexes long) and return how many there are, slot by slot."""
@@ -112,29 +110,20 @@ def list_cube_placements(tables, public, player, out_slots, out_hexes):
     card_requirement, card_fits, card_cells = (tables.card_requirement, tables.card_fits,
                                                tables.card_cells)
     hex_count = tables.hex_count
-    # Every open card is tried on every hex: each hex's stack code (-1: no token, or a cube)
-    # and building flag are worked out once for all cards.
-    codes = np.empty(hex_count, dtype=np.int32)
-    buildings = np.empty(hex_count, dtype=np.int8)
-    for cube_hex in range(hex_count):
-        if heights[player, cube_hex] == 0 or cube_heights[player, cube_hex] > 0:
-            codes[cube_hex] = -1
-        else:
-            codes[cube_hex] = stack_code_at(stacks, heights, player, cube_hex)
-        buildings[cube_hex] = is_building_at(stacks, heights, player, cube_hex)
+    # Most calls find no open card, and a player holds few: each hex's stack is read per open
+    # card rather than summed up for every hex first.
     for slot in range(public.held_count[player]):
         card = held_cards[player, slot]
         if cubes_placed[player, slot] >= card_cube_count[card]:
             continue
         cube_requirement = card_requirement[card, 0]
         for cube_hex in range(hex_count):
-            code = codes[cube_hex]
-            if code < 0:
+            if heights[player, cube_hex] == 0 or cube_heights[player, cube_hex] > 0:
                 continue
             if cube_requirement == BUILDING_REQUIREMENT:
-                if buildings[cube_hex] == 0:
+                if not is_building_at(stacks, heights, player, cube_hex):
                     continue
-            elif code != cube_requirement:
+            elif stack_code_at(stacks, heights, player, cube_hex) != cube_requirement:
                 continue
             if habitat_matches(card_cell_count, card_requirement, card_fits, card_cells,
                                stacks, heights, player, card, cube_hex):
