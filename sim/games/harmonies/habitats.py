@@ -117,8 +117,18 @@ def list_cube_placements(tables, public, player, out_slots, out_hexes):
         if cubes_placed[player, slot] >= card_cube_count[card]:
             continue
         cube_requirement = card_requirement[card, 0]
+        # A stack code is unique to its stack, so only hexes of the required height can hold
+        # it (a building is 2 high).
+        needed_height = 2
+        if cube_requirement != BUILDING_REQUIREMENT:
+            needed_height = 0
+            code = cube_requirement
+            while code > 0:
+                code //= STACK_CODE_BASE
+                needed_height += 1
         for cube_hex in range(hex_count):
-            if heights[player, cube_hex] == 0 or cube_heights[player, cube_hex] > 0:
+            height = heights[player, cube_hex]
+            if height == 0 or height != needed_height or cube_heights[player, cube_hex] > 0:
                 continue
             if cube_requirement == BUILDING_REQUIREMENT:
                 if not is_building_at(stacks, heights, player, cube_hex):
