@@ -28,7 +28,8 @@ Compile time and speed are set here, once:
   small helpers: numba types the pasted code again at every call site, which for a big
   function costs more compile time than it saves.
 
-With ``NUMBA_DISABLE_JIT=1`` both return the plain Python function (for profiling in Python).
+With ``NUMBA_DISABLE_JIT=1`` each returns the plain Python function (with ``py_func`` pointing
+to itself, as a dispatcher's does), so the same code runs, slowly, in Python (for profiling).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ from numba.core import config
 from numba.core.registry import CPUDispatcher
 
 PYTHON_ENTRY_SUFFIX = "__from_python"
+
+
+def _plain(function):
+    """The function itself, for ``NUMBA_DISABLE_JIT=1``."""
+    function.py_func = function
+    return function
 
 
 class CompiledOnlyDispatcher(CPUDispatcher):
@@ -71,7 +78,7 @@ def compiled(function=None, *, refcounts: bool = False, always_inline: bool = Fa
 
     def decorate(function):
         if config.DISABLE_JIT:
-            return function
+            return _plain(function)
         # Both set either way: numba otherwise inherits the caller's settings.
         options = {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
                    "_nrt": refcounts, "forceinline": always_inline}
@@ -90,7 +97,7 @@ def entry(function):
     """Decorator: a kernel Python calls (a shard of games in one call), compiled without
     reference counting like ``compiled`` but with the CPython wrapper."""
     if config.DISABLE_JIT:
-        return function
+        return _plain(function)
     return njit(cache=True, _nrt=False)(function)
 
 
@@ -98,5 +105,5 @@ def inlined(function):
     """Decorator: a small helper numba inlines into every compiled caller (and compiles on
     its own, cached, only when Python calls it)."""
     if config.DISABLE_JIT:
-        return function
+        return _plain(function)
     return njit(cache=True, inline="always")(function)

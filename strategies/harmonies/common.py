@@ -48,6 +48,7 @@ Workspace = namedtuple(
         "scores",  # int32[CATEGORY_COUNT]
         "first_step_gains",  # int32[6, H] greedy: gains on the board as it was at turn start
         "first_step_ready",  # int8[6] 1 once first_step_gains holds that colour's row
+        "changed_hexes",  # int8[H] greedy: 1 where a gain may differ from its first-step value
         "first_step_values",  # float64[6, H] valued strategies: the same for their values
         "supply",  # float64[6] valued strategies: chance of getting each colour in time
         "target_slot",  # int16[K] card slot a habitat target is for (-1: none)
@@ -90,6 +91,7 @@ def new_workspace(tables) -> Workspace:
         scores=np.zeros(CATEGORY_COUNT, dtype=np.int32),
         first_step_gains=np.zeros((COLOUR_COUNT, hexes), dtype=np.int32),
         first_step_ready=np.zeros(COLOUR_COUNT, dtype=np.int8),
+        changed_hexes=np.zeros(hexes, dtype=np.int8),
         first_step_values=np.zeros((COLOUR_COUNT, hexes), dtype=np.float64),
         supply=np.zeros(COLOUR_COUNT, dtype=np.float64),
         target_slot=np.full(targets, -1, dtype=np.int16),
