@@ -5,8 +5,10 @@ function on the way from the loop down to the functions being measured is re-bou
 (``rebind``) to its callees' instrumented copies, and each measured function is wrapped in a
 timer that adds the CPU's cycle counter difference and a call count to a counter array. The
 instrumented build is compiled once per process (it is not cached on disk: the counter array's
-address is a constant of its code), and only the measured functions pay for the timers (about
-20 cycles a call), so the shares it reports are those of the normal kernel up to that cost.
+address is a constant of its code). The timers are pasted into the callers, with the timed
+function pasted in wherever the normal build pastes it, so timing adds no call; each timed
+call pays for two reads of the cycle counter and a few counter updates (some 50 cycles),
+which inflates phases of many short calls a little.
 
 A game describes its phases as ``Phase(name, function, parent)``: ``function`` names the
 compiled function (or a tuple of them) whose calls make the phase, as ``module.qualname``;
@@ -135,8 +137,11 @@ class Profiler:
         current = COLUMNS * len(self.phases)
         base = COLUMNS * index
 
-        # No reference counting, and a CPython wrapper only for a function Python calls.
-        @njit(_nrt=False, no_cpython_wrapper=not wrapped, no_cfunc_wrapper=True)
+        # No reference counting, a CPython wrapper only for a function Python calls, and
+        # pasted into its callers, so that timing adds no call (a call passes every array of
+        # the state tuples on the stack, which would cost more than many a timed function).
+        @njit(_nrt=False, no_cpython_wrapper=not wrapped, no_cfunc_wrapper=True,
+              forceinline=not wrapped)
         def timed(*args):
             caller = _load(address, current)
             _store(address, current, index)
@@ -170,9 +175,9 @@ class Profiler:
         options = {key: value for key, value in dispatcher.targetoptions.items()
                    if key != "nopython"}
         index = self._by_function.get(_qualified(dispatcher))
-        if index is not None:
-            # A timed function is called, not pasted in (numba cannot inline it under *args).
-            options.pop("inline", None)
+        if index is not None and options.pop("inline", None):
+            # numba cannot paste a function in under *args: LLVM does it instead.
+            options["forceinline"] = True
         result = dispatcher
         if overrides or (index is not None and dispatcher.targetoptions.get("inline")):
             # The same compile options as the original (reference counting, inlining,

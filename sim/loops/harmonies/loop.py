@@ -329,6 +329,8 @@ PROFILE_PHASES = (
     Phase("token plan (per space)", (f"{_STRATEGIES}.greedy.greedy_token_plan",
                                      f"{_STRATEGIES}.valued.valued_token_plan"), _TURN),
     Phase("gain cache refresh", "sim.games.harmonies.gains.refresh", "token plan (per space)"),
+    Phase("water gains", ("sim.games.harmonies.gains.river_gain",
+                          "sim.games.harmonies.gains.island_gain"), "token plan (per space)"),
     Phase("token value", f"{_STRATEGIES}.valued.token_value", "token plan (per space)"),
     Phase("board save / restore", (f"{_STRATEGIES}.common.save_board",
                                    f"{_STRATEGIES}.common.restore_board"), _TURN),
