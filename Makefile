@@ -28,8 +28,10 @@ DEMO_RUN := runs/demo-legendary-forests-4p
 # The demo batch resumes (or just re-reads) its folder when it is already there.
 demo: $(STAMP)
 	$(BIN)/sim play --players 4 --seed 1 --strategy greedy --json reports/demo/game-seed-1.json > /dev/null
-	@# Harmonies too, so that its kernels are compiled and cached before a first Harmonies command.
+	@# Harmonies too, so that its kernels (one game, and a shard of games) are compiled and cached
+	@# before a first Harmonies command.
 	$(BIN)/sim play --game harmonies --players 3 --seed 1 --strategy greedy --json reports/demo/harmonies-seed-1.json > /dev/null
+	$(BIN)/sim bench --game harmonies --players 3 --strategy greedy --games 10 > /dev/null
 	$(BIN)/sim run configs/legendary-forests-4p.toml --out $(DEMO_RUN) \
 		$$(test -f $(DEMO_RUN)/manifest.json && echo --resume $(DEMO_RUN))
 	$(BIN)/sim report $(DEMO_RUN)

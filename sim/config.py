@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sim.errors import InputError
+from sim.files import read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
-from sim.strategy_spec import did_you_mean, parse_strategy, split_strategy_text
+from sim.strategy_spec import (
+    did_you_mean,
+    loadable_text,
+    parse_strategy,
+    split_strategy_text,
+    strategy_file,
+)
 
 STORES = ("rows", "summary")
 DEFAULT_SHARD_SIZE = 10_000
@@ -42,8 +48,13 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "shard_size": (int, "games per shard (one compiled call, one Parquet file)"),
     "output": (str, "output folder of the batch (relative to the current directory)"),
     "store": (str, "rows (one row per player per game) or summary (aggregates only)"),
+    "trace": (bool, "rows store: also keep every seat's score after each round (score_trace)"),
     "rules": (dict, "rules parameters of the game"),
 }
+
+
+# Fields of a config that say where things are, not what is played.
+LOCATION_FIELDS = ("output", "data_file", "strategy_files")
 
 
 @dataclass(frozen=True)
@@ -66,15 +77,33 @@ class BatchConfig:
     data_file: str | None = None
     data_digest: str = ""
     tags: dict[str, Any] = field(default_factory=dict)  # constant columns (e.g. a sweep point)
+    # Strategy files of the lineup: the path as the user wrote it in a label -> where the code
+    # is loaded from (absolute in a loaded config; in a manifest, the batch's own copy).
+    strategy_files: dict[str, str] = field(default_factory=dict)
+    trace: bool = False  # rows store: every seat's score after each round (``score_trace``)
 
     def to_json(self) -> dict[str, Any]:
         """The config as a plain dict (what the manifest stores)."""
         return asdict(self)
 
     def digest(self) -> str:
-        """SHA-256 of the canonical JSON of everything that decides the results."""
+        """SHA-256 of the canonical JSON of the config (its paths included)."""
         text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the results: the config without the fields that only say where things
+        are (a batch that moved, or a data file named by another path, is the same batch)."""
+        return {k: v for k, v in self.to_json().items() if k not in LOCATION_FIELDS}
+
+    def identity_digest(self) -> str:
+        """SHA-256 of ``identity``: the same wherever the config or its batch lives."""
+        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def loadable(self, label: str) -> str:
+        """A lineup label as the registry loads it (its strategy file where it is now)."""
+        return loadable_text(label, self.strategy_files)
 
     @property
     def shards(self) -> int:
@@ -88,7 +117,8 @@ def data_fields() -> set[str]:
 
 
 def _type_name(expected) -> str:
-    names = {int: "an integer", str: "a string", list: "an array", dict: "a table"}
+    names = {int: "an integer", str: "a string", list: "an array", dict: "a table",
+             bool: "true or false"}
     if isinstance(expected, tuple):
         return " or ".join(names[t] for t in expected)
     return names[expected]
@@ -102,35 +132,39 @@ def _check_type(value: Any, expected, source: str, name: str) -> Any:
     return value
 
 
-def _code_strategy(text: str, base_dir: Path, source: str, where: str,
-                   allow_code: bool, known: Any) -> str:
-    """Check a config's ``module:Class`` or ``file.py:Class`` strategy before anything of it is
-    imported, and make a relative file path absolute from the config's folder.
+def check_code_strategy(text: str, base_dir: Path, where: str, allow_code: bool,
+                        known: Any) -> str | None:
+    """Check a ``module:Class`` or ``file.py:Class`` strategy of a config (or sweep) file before
+    anything of it is imported; returns where its strategy file is (resolved from ``base_dir``,
+    the config's folder), or None when it names no file.
 
-    A config file is often someone else's: it may name built-ins, drop-ins, and files in its own
+    Such a file is often someone else's: it may name built-ins, drop-ins, and files in its own
     folder; any other module or file runs code the user did not ask for, so it needs
     ``--allow-code`` on the command line."""
-    name, settings = split_strategy_text(text)
+    name, _ = split_strategy_text(text)
     if ":" not in name or text.strip().partition(":")[0] in known:
-        return text  # a built-in or drop-in name (parse_strategy checks its settings)
-    module, _, class_name = name.rpartition(":")
+        return None  # a built-in or drop-in name (parse_strategy checks its settings)
+    module = name.rpartition(":")[0]
     if module.endswith(".py"):
         path = Path(module)
         resolved = (path if path.is_absolute() else base_dir / path).resolve()
         if resolved.parent != base_dir.resolve() and not allow_code:
-            raise InputError(f"{source}: field '{where}': strategy file '{module}' is outside "
-                             f"the config's folder; add --allow-code to run it")
-        name = f"{resolved}:{class_name}"
-    elif not allow_code:
-        raise InputError(f"{source}: field '{where}': strategy module '{module}' would run "
-                         f"code; add --allow-code to import it")
-    return name + (f":{settings}" if settings else "")
+            raise InputError(f"{where}: strategy file '{module}' is outside the config's "
+                             f"folder; add --allow-code to run it")
+        return str(resolved)
+    if not allow_code:
+        raise InputError(f"{where}: strategy module '{module}' would run code; add "
+                         f"--allow-code to import it")
+    return None
 
 
 def _strategy_label(entry: Any, game: Game, source: str, where: str,
-                    base_dir: Path | None = None, allow_code: bool = True) -> str:
+                    base_dir: Path | None = None, allow_code: bool = True,
+                    strategy_files: dict[str, str] | None = None) -> str:
     """A strategy entry is a spec string or an inline table {name = ..., key = value}; from a
-    config file (``base_dir`` given) a strategy that would run code is checked first."""
+    config file (``base_dir`` given) a strategy that would run code is checked first. The label
+    keeps a strategy file's path as written; where the file is goes into ``strategy_files``
+    (resolved from the config's folder, or from the current directory for the command line)."""
     if isinstance(entry, dict):
         table = dict(entry)
         name = table.pop("name", None)
@@ -142,27 +176,30 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str,
     else:
         raise InputError(f"{source}: field '{where}': expected a strategy name or table, "
                          f"got {entry!r}")
+    written = strategy_file(text)
     if base_dir is not None:
-        text = _code_strategy(text, base_dir, source, where, allow_code, game.strategies())
-    spec = parse_strategy(text, game.strategies(), f"{source}: field '{where}'")
-    return spec.label()
+        resolved = check_code_strategy(text, base_dir, f"{source}: field '{where}'", allow_code,
+                                       game.strategies())
+    elif written is not None:
+        resolved = str(Path(written).resolve())  # the user's own request, from where they are
+    else:
+        resolved = None
+    files = {written: resolved} if written is not None and resolved is not None else {}
+    # A parameters file (`planner@tuned.toml`) named by a config is read from the config's
+    # folder; the label spells its values out, so the batch does not depend on the file.
+    spec = parse_strategy(loadable_text(text, files), game.strategies(),
+                          f"{source}: field '{where}'", base_dir)
+    if strategy_files is not None:
+        strategy_files.update(files)
+    if written is None:
+        return spec.label()
+    # The label as written: the file's path relative to the config, not where it resolved.
+    return StrategySpec(f"{written}:{spec.name.rpartition(':')[2]}", spec.parameters).label()
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """A TOML file as a dict, or a one-line InputError."""
-    path = Path(path)
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: config file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a config file") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the config file ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"{path}: not valid TOML ({error})") from None
+def read_toml(path: str | Path, what: str = "config file") -> dict[str, Any]:
+    """A TOML file (a config, by default a ``what``) as a dict, or a one-line InputError."""
+    return read_user_toml(path, what)
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None,
@@ -237,8 +274,9 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         raise InputError(f"{source}: field '{where}': needs at least one strategy")
     # Strategies given on the command line are the user's own request; the file's are checked.
     from_file = where not in overrides
+    strategy_files: dict[str, str] = {}
     labels = tuple(_strategy_label(e, game, source, f"{where}[{i}]",
-                                   base_dir if from_file else None, allow_code)
+                                   base_dir if from_file else None, allow_code, strategy_files)
                    for i, e in enumerate(entries))
     if not rotate:
         if len(labels) == 1:
@@ -281,6 +319,14 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if store not in STORES:
         raise InputError(f"{source}: field 'store': '{store}' is not one of {', '.join(STORES)}"
                          f"{did_you_mean(store, STORES)}")
+    trace = _check_type(merged.get("trace", False), bool, source, "trace")
+    if trace:
+        where = "--trace" if "trace" in overrides else f"{source}: field 'trace'"
+        if store != "rows":
+            raise InputError(f"{where}: the score trace needs the rows store (store = \"rows\"), "
+                             f"not '{store}'")
+        if not game.supports_trace:
+            raise InputError(f"{where}: {game.name} does not record a score trace")
     name = _check_type(merged.get("name", default_name or "batch"), str, source, "name")
     if "name" not in overrides:  # sweep points name themselves from their grid values
         check_name(name, f"{source}: field 'name'")
@@ -290,6 +336,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
+        strategy_files=strategy_files, trace=trace,
     )
 
 
@@ -312,4 +359,5 @@ def check_relative_output(output: str, where: str) -> None:
 
 def lineup_specs(config: BatchConfig, game: Game) -> list[StrategySpec]:
     """The distinct strategies of the batch, parsed (index order = ``config.lineup`` order)."""
-    return [parse_strategy(label, game.strategies(), "config") for label in config.lineup]
+    return [parse_strategy(config.loadable(label), game.strategies(), "config")
+            for label in config.lineup]

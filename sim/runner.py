@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from sim import __version__
-from sim.config import MAX_GAMES, MAX_SHARD_SIZE, STORES, BatchConfig
+from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig, check_name
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
@@ -40,6 +40,7 @@ from sim.store import (
     MANIFEST_FORMAT,
     NOTABLE_DIR,
     SHARD_FILES,
+    STRATEGY_COPIES,
     file_record,
     legacy_finished_shards,
     parquet_bytes,
@@ -53,7 +54,7 @@ from sim.store import (
     write_manifest,
     write_shard,
 )
-from sim.strategy_spec import parse_strategy, split_strategy_text
+from sim.strategy_spec import parse_strategy, split_strategy_text, strategy_file
 
 
 @dataclass(frozen=True)
@@ -106,12 +107,15 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     start = time.perf_counter()
     config = task.config
     game = get_game(config.game)
-    specs = [parse_strategy(label, game.strategies(), "config") for label in config.lineup]
+    specs = [parse_strategy(config.loadable(label), game.strategies(), "config")
+             for label in config.lineup]
     game_ids, deal_ids, replicates, seat_lineup = game_design(config, task.first_game, task.games)
     deals = deal_seeds(config.seed, deal_ids)
     strategies = strategy_seeds(config.seed, deal_ids, replicates)
+    # Only a traced batch passes ``trace``: a game without the trace never sees the option.
+    traced = {"trace": True} if config.trace else {}
     columns = game.play_shard(task.data, config.players, config.rules, specs, seat_lineup,
-                              deals, strategies)
+                              deals, strategies, **traced)
     players = config.players
     labels = np.array(config.lineup, dtype=object)
     common = {
@@ -148,6 +152,7 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
     for kind, game_id in picks:
         offset = game_id - task.first_game
         lineup = [specs[i] for i in seat_lineup[offset]]
+        labels = [task.config.lineup[i] for i in seat_lineup[offset]]
         drawings = game.final_drawings(task.data, task.config.players, task.config.rules,
                                        lineup, deals[offset], strategies[offset])
         if drawings is None:
@@ -155,7 +160,7 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
         seat_rows = rows.filter(pl.col("game_id") == game_id).sort("seat")
         for seat, drawing in enumerate(drawings):
             records.append({"game_id": game_id, "kind": kind, "seat": seat,
-                            "strategy": lineup[seat].label(),
+                            "strategy": labels[seat],
                             "score": int(seat_rows["score"][seat]), "drawing": drawing})
     frame = pl.DataFrame(records, schema={"game_id": pl.Int64, "kind": pl.String,
                                           "seat": pl.Int8, "strategy": pl.String,
@@ -168,13 +173,8 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
 # kill a run exactly between the files of one shard.
 PAUSE_BETWEEN_SHARD_FILES = "SIM_TEST_PAUSE_BETWEEN_SHARD_FILES"
 
-# Fields of the stored config that say where things are, not what is played: a batch folder
-# that moved, or a resume that names the data file by another path, is still the same batch.
-LOCATION_FIELDS = ("output", "data_file")
-
-
-def new_manifest(config: BatchConfig,
-                 stored_config: BatchConfig | None = None) -> dict[str, Any]:
+def new_manifest(config: BatchConfig, stored_config: BatchConfig | None = None,
+                 status: str = "running") -> dict[str, Any]:
     """The manifest of a batch that has not started; ``stored_config`` is the config with its
     paths relative to the batch folder (what the manifest keeps; default ``config``)."""
     stored_config = stored_config or config
@@ -193,7 +193,7 @@ def new_manifest(config: BatchConfig,
         "shards_done": [],
         SHARD_FILES: {},
         "timings": [],
-        "status": "running",
+        "status": status,
     }
 
 
@@ -206,11 +206,21 @@ def _check_stored_field(path: Path, name: str, value: Any, kind: type | tuple[ty
         raise InputError(f"{path}: field 'config.{name}': damaged (got {value!r})")
 
 
+def _inside_batch(relative: Any) -> bool:
+    """True for a plain relative path that stays inside the batch folder."""
+    return isinstance(relative, str) and bool(relative) and not Path(relative).is_absolute() \
+        and ".." not in Path(relative).parts and "\\" not in relative
+
+
 def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
                          allow_code: bool = True) -> BatchConfig:
     """The BatchConfig a manifest was written for, checked field by field (a damaged manifest is
     a one-line InputError). With ``run_dir``, the config's paths are taken from the batch folder
-    where it is now: its output is that folder and a data file kept in it is read from there."""
+    where it is now: its output is that folder, and a data file and strategy files kept in it
+    are read from there.
+
+    A manifest is a file like a config: a strategy file the batch keeps in its own folder may
+    run on resume, any other module or file only with ``allow_code`` (``--allow-code``)."""
     path = (run_dir / MANIFEST) if run_dir is not None else Path(MANIFEST)
     stored = manifest.get("config")
     if not isinstance(stored, dict):
@@ -222,6 +232,8 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
         "shard_size": (int, 1),
         "output": (str, None), "store": (str, None), "rules": (dict, None),
         "data_file": ((str, type(None)), None), "data_digest": (str, None), "tags": (dict, None),
+        "strategy_files": (dict, None),
+        "trace": (bool, None),
     }
     known = {f.name for f in fields(BatchConfig)}
     for name in stored:
@@ -229,6 +241,8 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
             raise InputError(f"{path}: field 'config.{name}': unknown")
     values = dict(stored)
     values.setdefault("tags", {})
+    values.setdefault("strategy_files", {})
+    values.setdefault("trace", False)  # batches written before the score trace existed
     for name, (kind, minimum) in expected.items():
         if name not in values:
             if name in ("data_file", "data_digest"):
@@ -244,25 +258,97 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
     if values["games"] != values["deals"] * values["replicates_per_deal"] or \
             values["games"] > MAX_GAMES or values["shard_size"] > MAX_SHARD_SIZE:
         raise InputError(f"{path}: field 'config.games': damaged (got {values['games']!r})")
-    get_game(values["game"], f"{path}: field 'config.game'")
+    game = get_game(values["game"], f"{path}: field 'config.game'")
+    # What the config checks would have refused is damage here too: the game's player range
+    # and rules, the seed range, a name that is a folder name, one strategy per seat.
+    game.check_players(values["players"], f"{path} (config)")
+    resolved_rules = game.resolve_rules(values["rules"], f"{path} (config.rules)")
+    if set(resolved_rules) != set(values["rules"]):
+        raise InputError(f"{path}: field 'config.rules': names {', '.join(values['rules'])} "
+                         f"but {game.name} has {', '.join(resolved_rules)} (damaged, or a batch "
+                         f"of another version of sim)")
+    if resolved_rules != values["rules"]:
+        raise InputError(f"{path}: field 'config.rules': damaged (a value the game resolves "
+                         f"otherwise)")
+    if values["seed"] > MAX_SEED:
+        raise InputError(f"{path}: field 'config.seed': damaged (more than 2**64 - 1)")
+    check_name(values["name"], f"{path}: field 'config.name'")
+    if not values["rotate"] and len(values["lineup"]) != values["players"]:
+        raise InputError(f"{path}: field 'config.lineup': damaged ({len(values['lineup'])} "
+                         f"strategies for {values['players']} players)")
+    if not all(isinstance(k, str) and isinstance(v, str | int | float | bool)
+               for k, v in values["tags"].items()):
+        raise InputError(f"{path}: field 'config.tags': damaged (values must be numbers or "
+                         f"strings)")
+    files = values["strategy_files"]
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise InputError(f"{path}: field 'config.strategy_files': damaged (paths must be "
+                         f"strings)")
     for label in values["lineup"]:
-        # A manifest is a file like a config: a strategy module in it runs code on resume.
-        if ":" in split_strategy_text(label)[0] and not allow_code:
+        written = strategy_file(label)
+        kept = written is not None and _inside_batch(files.get(written))
+        if ":" in split_strategy_text(label)[0] and not kept and not allow_code:
             raise InputError(f"{path}: field 'config.lineup': strategy '{label}' runs code "
-                             f"from a module or file; add --allow-code to resume")
+                             f"from a module or file outside the batch folder; add "
+                             f"--allow-code to resume")
     values["lineup"] = tuple(values["lineup"])
     config = BatchConfig(**values)
+    loadable = config
+    if run_dir is not None:
+        loadable = replace(config, strategy_files=_strategy_files_in(run_dir, config))
+    for label in config.lineup:
+        parse_strategy(loadable.loadable(label), game.strategies(),
+                       f"{path}: field 'config.lineup'")
     if run_dir is not None:
         data_file = config.data_file
         if data_file is not None and not Path(data_file).is_absolute():
             data_file = str(run_dir / data_file)
-        config = replace(config, output=str(run_dir), data_file=data_file)
+        config = replace(config, output=str(run_dir), data_file=data_file,
+                         strategy_files=_strategy_files_in(run_dir, config))
     return config
 
 
-def _identity(config_json: dict[str, Any]) -> dict[str, Any]:
-    """The part of a stored config that decides the results (no paths)."""
-    return {k: v for k, v in config_json.items() if k not in LOCATION_FIELDS}
+def _strategy_files_in(run_dir: Path, config: BatchConfig) -> dict[str, str]:
+    """The stored strategy files of a batch, where the batch folder is now."""
+    return {written: str((run_dir / where).resolve()) if _inside_batch(where) else where
+            for written, where in config.strategy_files.items()}
+
+
+def _keep_strategy_copies(config: BatchConfig, run_dir: Path) -> dict[str, str]:
+    """Copy the lineup's strategy files into the batch folder, so a moved or copied batch resumes
+    with the very code it started with; returns each file as written -> its copy, relative to
+    the batch folder."""
+    kept: dict[str, str] = {}
+    used: set[str] = set()
+    for number, (written, source) in enumerate(sorted(config.strategy_files.items())):
+        name = Path(source).name
+        relative = f"{STRATEGY_COPIES}/{name}"
+        if relative in used:  # two files of the same name from different folders
+            relative = f"{STRATEGY_COPIES}/{number}/{name}"
+        used.add(relative)
+        try:
+            data = Path(source).read_bytes()
+        except OSError as error:
+            raise InputError(f"{source}: strategy file cannot be read "
+                             f"({error.strerror})") from None
+        write_bytes_atomic(run_dir / relative, data)
+        kept[written] = relative
+    return kept
+
+
+def _check_strategy_files(config: BatchConfig, stored: BatchConfig, manifest_path: Path) -> None:
+    """A resume with a config must play the code the batch started with."""
+    for written, source in config.strategy_files.items():
+        kept = stored.strategy_files.get(written)
+        try:
+            same = kept is not None and Path(source).read_bytes() == Path(kept).read_bytes()
+        except OSError:
+            same = False
+        if not same:
+            raise InputError(f"{manifest_path}: field 'config.strategy_files': strategy file "
+                             f"'{written}' changed since this batch started (or its copy in "
+                             f"the batch is gone); resume with --resume DIR alone to play the "
+                             f"batch's own copy")
 
 
 def _keep_data_copy(config: BatchConfig, run_dir: Path) -> str | None:
@@ -285,11 +371,13 @@ def _keep_data_copy(config: BatchConfig, run_dir: Path) -> str | None:
     return target.relative_to(run_dir).as_posix()
 
 
-def prepare_run_dir(config: BatchConfig, resume: bool,
-                    run_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """Create or reopen the output folder (``run_dir``, default ``config.output``). A fresh run
-    refuses a folder that already holds a batch; a resume refuses a folder whose batch has
-    another config."""
+def check_run_dir(config: BatchConfig, resume: bool | None,
+                  run_dir: Path | None = None) -> dict[str, Any] | None:
+    """The checks of ``prepare_run_dir`` without creating or writing anything, so a command can
+    make them before it starts playing: the output folder (``run_dir``, default
+    ``config.output``) is not a file; a batch already there has the same config, and is
+    refused by a fresh run (``resume`` False); a resume needs one (``resume`` True; None
+    accepts either). Returns the manifest of the batch already there, or None."""
     run_dir = Path(run_dir if run_dir is not None else config.output)
     manifest_path = run_dir / MANIFEST
     if run_dir.exists() and not run_dir.is_dir():
@@ -297,23 +385,37 @@ def prepare_run_dir(config: BatchConfig, resume: bool,
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
         stored = config_from_manifest(manifest, run_dir)
-        if _identity(stored.to_json()) != _identity(config.to_json()):
-            changed = [k for k, v in _identity(config.to_json()).items()
-                       if stored.to_json().get(k) != v]
+        if stored.identity() != config.identity():
+            changed = [k for k, v in config.identity().items() if stored.to_json().get(k) != v]
             raise InputError(f"{manifest_path}: field 'config': this folder holds a batch with "
                              f"another config (differs in: {', '.join(changed)}); "
                              f"use another --out or the same config")
-        if not resume:
+        _check_strategy_files(config, stored, manifest_path)
+        if resume is False:
             raise InputError(f"{run_dir}: a batch is already here; add --resume to finish it "
                              f"or choose another --out")
-        return run_dir, manifest
+        return manifest
     if resume:
         raise InputError(f"{manifest_path}: nothing to resume (no manifest)")
+    return None
+
+
+def prepare_run_dir(config: BatchConfig, resume: bool, run_dir: Path | None = None,
+                    status: str = "running") -> tuple[Path, dict[str, Any]]:
+    """Create or reopen the output folder (``run_dir``, default ``config.output``). A fresh run
+    refuses a folder that already holds a batch; a resume refuses a folder whose batch has
+    another config (``check_run_dir``). A new batch's manifest gets ``status`` (a sweep creates
+    its points' folders as ``pending``)."""
+    manifest = check_run_dir(config, bool(resume), run_dir)
+    run_dir = Path(run_dir if run_dir is not None else config.output)
+    if manifest is not None:
+        return run_dir, manifest
     run_dir.mkdir(parents=True, exist_ok=True)
     kept_data = _keep_data_copy(config, run_dir)
+    kept_strategies = _keep_strategy_copies(config, run_dir)
     # Every path the manifest keeps is relative to the batch folder, so the folder can move.
-    stored = replace(config, output=".", data_file=kept_data)
-    manifest = new_manifest(config, stored)
+    stored = replace(config, output=".", data_file=kept_data, strategy_files=kept_strategies)
+    manifest = new_manifest(config, stored, status)
     write_manifest(run_dir, manifest)
     return run_dir, manifest
 
@@ -431,8 +533,10 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     game = get_game(config.game)
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
-        raise InputError(f"{config.data_file}: field '{game.data_option}': the file changed "
-                         f"since this batch started (content hash differs)")
+        where = config.data_file or "the shipped data"
+        raise InputError(f"{where}: field '{game.data_option}': the data changed since this "
+                         f"batch started (its content hash is not the manifest's "
+                         f"config.data_digest)")
     run_dir, manifest = prepare_run_dir(config, resume, run_dir)
     remove_temporary_files(run_dir)
     folder = shard_dir(config.store)

@@ -11,6 +11,7 @@ import io
 import json
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from sim.errors import InputError
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import read_user_json, write_bytes_atomic, write_text_atomic
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -26,6 +27,8 @@ SHARDS_DIR = "shards"
 SUMMARY_DIR = "summary"
 NOTABLE_DIR = "notable"
 INPUT_DIR = "input"
+# Copies of the lineup's strategy files, so a moved batch resumes with the code it started with.
+STRATEGY_COPIES = f"{INPUT_DIR}/strategies"
 COMPRESSION = "zstd"
 # The manifest field that records, per finished shard, each of its files with size and hash.
 SHARD_FILES = "shard_files"
@@ -104,27 +107,144 @@ def _inside(run_dir: Path, relative: Any) -> Path | None:
     return run_dir / relative
 
 
-def record_matches(run_dir: Path, record: Any, check_hash: bool = True) -> bool:
-    """True when the file a record names exists with the recorded size (and hash)."""
+def record_problem(run_dir: Path, record: Any, check_hash: bool = True) -> str | None:
+    """Why the file a manifest record names does not match it (missing, another size, other
+    content), or None when it does (size, and SHA-256 when ``check_hash``)."""
     if not isinstance(record, dict):
-        return False
+        return "damaged record in manifest.json"
     path = _inside(run_dir, record.get("path"))
     size = record.get("bytes")
     digest = record.get("sha256")
     if path is None or not isinstance(size, int) or not isinstance(digest, str):
-        return False
+        return "damaged record in manifest.json"
     try:
-        if not path.is_file() or path.stat().st_size != size:
-            return False
+        if not path.is_file():
+            return "missing"
+        if path.stat().st_size != size:
+            return "size differs from manifest.json"
         if check_hash:
             hasher = hashlib.sha256()
             with path.open("rb") as stream:
                 for block in iter(lambda: stream.read(1 << 20), b""):
                     hasher.update(block)
-            return hasher.hexdigest() == digest
-    except OSError:
-        return False
-    return True
+            if hasher.hexdigest() != digest:
+                return "content differs from manifest.json (SHA-256)"
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    return None
+
+
+def record_matches(run_dir: Path, record: Any, check_hash: bool = True) -> bool:
+    """True when the file a record names exists with the recorded size (and hash)."""
+    return record_problem(run_dir, record, check_hash) is None
+
+
+def expected_shard_paths(store: str, index: int) -> tuple[str, str]:
+    """The paths (relative to the batch folder) the runner gives shard ``index``'s result file
+    and its notable-games file."""
+    return f"{shard_dir(store)}/{shard_name(index)}", f"{NOTABLE_DIR}/{shard_name(index)}"
+
+
+@dataclass(frozen=True)
+class ShardCheck:
+    """A batch folder's shard files checked against its manifest.
+
+    ``finished`` maps each finished shard (every file the manifest records for it present and
+    whole) to its file records; ``ignored`` lists, as (path relative to the batch folder,
+    reason), every shard file found or recorded that does not count: a damaged or missing file
+    of a recorded shard, and a file the manifest does not record (a stray copy). ``legacy`` is
+    True for a batch written before manifests recorded files (its shards are found by name)."""
+
+    finished: dict[int, list[dict[str, Any]]]
+    ignored: tuple[tuple[str, str], ...] = ()
+    legacy: bool = False
+
+    def result_files(self, run_dir: Path, store: str) -> list[Path]:
+        """The result file of every finished shard, in shard order."""
+        return [run_dir / expected_shard_paths(store, index)[0] for index in sorted(self.finished)]
+
+    def notable_files(self, run_dir: Path) -> list[Path]:
+        """The notable-games files of the finished shards, in shard order."""
+        return [run_dir / record["path"] for index in sorted(self.finished)
+                for record in self.finished[index]
+                if record["path"].startswith(f"{NOTABLE_DIR}/")]
+
+    def note(self, limit: int = 3) -> str | None:
+        """One line saying what was ignored (None when nothing was)."""
+        parts = []
+        if self.legacy:
+            parts.append("manifest.json records no shard files (a batch from an older sim): "
+                         "shards found by file name")
+        if self.ignored:
+            listed = ", ".join(f"{path} ({reason})" for path, reason in self.ignored[:limit])
+            more = len(self.ignored) - limit
+            count = len(self.ignored)
+            parts.append(f"ignored {count} shard file{'s' if count != 1 else ''}: {listed}"
+                         + (f" and {more} more" if more > 0 else ""))
+        return "; ".join(parts) if parts else None
+
+
+def _shard_index(key: Any, shards_total: int) -> int | None:
+    try:
+        index = int(key)
+    except (TypeError, ValueError):
+        return None
+    return index if 0 <= index < shards_total and str(index) == str(key) else None
+
+
+def check_shards(run_dir: Path, manifest: dict[str, Any], check_hash: bool = True) -> ShardCheck:
+    """The finished shards of a batch, taken from its manifest only (see ``ShardCheck``).
+
+    A shard counts when the manifest records it with its result file under the runner's name for
+    it, and every file it records is present with the recorded size (and SHA-256 when
+    ``check_hash``). A shard file the manifest does not record never counts, whatever its name."""
+    store = manifest.get("store", "rows")
+    store = store if store in ("rows", "summary") else "rows"
+    total = manifest.get("shards_total")
+    total = total if isinstance(total, int) and not isinstance(total, bool) else 0
+    records = manifest.get(SHARD_FILES)
+    if SHARD_FILES not in manifest:
+        return _legacy_check(run_dir, store, total)
+    finished: dict[int, list[dict[str, Any]]] = {}
+    ignored: list[tuple[str, str]] = []
+    counted: set[str] = set()
+    for key, files in (records.items() if isinstance(records, dict) else ()):
+        index = _shard_index(key, total)
+        expected = expected_shard_paths(store, index) if index is not None else ()
+        if index is None or not isinstance(files, list) or not files or not all(
+                isinstance(r, dict) and r.get("path") in expected for r in files) \
+                or not any(r.get("path") == expected[0] for r in files):
+            ignored.append((f"manifest.json shard_files[{key!r}]", "damaged record"))
+            continue
+        problems = [(r["path"], record_problem(run_dir, r, check_hash)) for r in files]
+        bad = [(path, reason) for path, reason in problems if reason is not None]
+        counted.update(r["path"] for r in files)
+        if bad:
+            ignored.extend(bad)
+        else:
+            finished[index] = files
+    for folder in (shard_dir(store), NOTABLE_DIR):
+        if (run_dir / folder).is_dir():
+            for path in sorted((run_dir / folder).glob("*.parquet")):
+                relative = path.relative_to(run_dir).as_posix()
+                if relative not in counted:
+                    ignored.append((relative, "not recorded in manifest.json"))
+    return ShardCheck(finished, tuple(ignored))
+
+
+def _legacy_check(run_dir: Path, store: str, shards_total: int) -> ShardCheck:
+    finished: dict[int, list[dict[str, Any]]] = {}
+    ignored: list[tuple[str, str]] = []
+    for index in sorted(legacy_finished_shards(run_dir, store, shards_total)):
+        finished[index] = [{"path": path} for path in expected_shard_paths(store, index)
+                           if (run_dir / path).is_file()]
+    for folder in (shard_dir(store), NOTABLE_DIR):
+        if (run_dir / folder).is_dir():
+            for path in sorted((run_dir / folder).glob("*.parquet")):
+                relative = path.relative_to(run_dir).as_posix()
+                if not any(relative == r["path"] for files in finished.values() for r in files):
+                    ignored.append((relative, "not a shard of this batch"))
+    return ShardCheck(finished, tuple(ignored), legacy=True)
 
 
 def verified_shards(run_dir: Path, manifest: dict[str, Any], shards_total: int,
@@ -134,20 +254,9 @@ def verified_shards(run_dir: Path, manifest: dict[str, Any], shards_total: int,
 
     Only the manifest makes a shard finished: a shard file it does not record (a stray copy, or
     a result whose notable-games file was never written) never counts."""
-    records = manifest.get(SHARD_FILES)
-    if not isinstance(records, dict):
-        return {}
-    verified: dict[int, list[dict[str, Any]]] = {}
-    for key, files in records.items():
-        try:
-            index = int(key)
-        except (TypeError, ValueError):
-            continue
-        if not 0 <= index < shards_total or not isinstance(files, list) or not files:
-            continue
-        if all(record_matches(run_dir, record, check_hash) for record in files):
-            verified[index] = files
-    return verified
+    manifest = {**manifest, "shards_total": shards_total, SHARD_FILES:
+                manifest.get(SHARD_FILES) if isinstance(manifest.get(SHARD_FILES), dict) else {}}
+    return check_shards(run_dir, manifest, check_hash).finished
 
 
 def finished_shards(run_dir: Path, store: str) -> set[int]:
@@ -157,12 +266,7 @@ def finished_shards(run_dir: Path, store: str) -> set[int]:
         manifest = read_manifest(run_dir)
     except InputError:
         return set()
-    total = manifest.get("shards_total")
-    if not isinstance(total, int):
-        return set()
-    if SHARD_FILES not in manifest:
-        return legacy_finished_shards(run_dir, store, total)
-    return set(verified_shards(run_dir, manifest, total, check_hash=False))
+    return set(check_shards(run_dir, {**manifest, "store": store}, check_hash=False).finished)
 
 
 def legacy_finished_shards(run_dir: Path, store: str, shards_total: int) -> set[int]:
@@ -176,7 +280,7 @@ def legacy_finished_shards(run_dir: Path, store: str, shards_total: int) -> set[
                 index = int(path.stem.split("-")[1])
             except (IndexError, ValueError):
                 continue
-            if 0 <= index < shards_total:
+            if 0 <= index < shards_total and path.name == shard_name(index):
                 done.add(index)
     return done
 
@@ -189,6 +293,7 @@ def remove_temporary_files(run_dir: Path) -> int:
     candidates += [(run_dir / folder, _SHARD_TEMPORARY)
                    for folder in (SHARDS_DIR, SUMMARY_DIR, NOTABLE_DIR)]
     candidates.append((run_dir / INPUT_DIR, _INPUT_TEMPORARY))
+    candidates.append((run_dir / STRATEGY_COPIES, _INPUT_TEMPORARY))
     for folder, pattern in candidates:
         if not folder.is_dir():
             continue
@@ -202,18 +307,11 @@ def remove_temporary_files(run_dir: Path) -> int:
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The manifest of a batch folder, or a one-line InputError."""
     path = run_dir / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no manifest here; not a batch folder") from None
-    except (NotADirectoryError, IsADirectoryError):
-        raise InputError(f"{path}: not a batch folder (no manifest file)") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply") from None
+    if not path.exists():
+        if run_dir.is_file():
+            raise InputError(f"{run_dir}: a file, not a batch folder")
+        raise InputError(f"{path}: no manifest here; not a batch folder")
+    manifest = read_user_json(path, "batch manifest")
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         raise InputError(f"{path}: field 'format': unknown manifest format")
     return manifest

@@ -6,7 +6,14 @@ ordinary batch (``sim.runner``) in ``OUTPUT/points/<label>/`` with the same mast
 points are played on the same deals (common random numbers) and differences between points
 measure the rules, not the luck. The points together are one Parquet dataset:
 ``OUTPUT/points/*/shards/*.parquet``, with the grid values in columns (``players``, the rules
-parameters, ``point``, and ``tiles_file`` when tile sets vary).
+parameters, ``point``, and ``tiles_file`` when tile sets vary); ``sweep_rows`` reads the shards
+every point's manifest records, nothing else.
+
+A sweep folder is self-contained like a batch folder: ``sweep.json`` keeps every path relative
+to the folder, and every point's batch folder (with its copies of data and strategy files) is
+created when the sweep starts, so ``load_sweep_folder`` rebuilds the sweep from the folder alone
+wherever it has moved (``sim sweep --resume DIR``). A sweep file's ``output`` stays below the
+current directory, as a config's does.
 
 Adaptive mode plays each point in rounds and stops a point once the metric it is judged on is
 known to the set precision (95% CI half-width), so games go where the answer is still uncertain.
@@ -26,18 +33,25 @@ from typing import Any
 
 import polars as pl
 
-from sim.config import BatchConfig, config_from_document, read_toml
+from sim.config import (
+    BatchConfig,
+    check_name,
+    check_relative_output,
+    config_from_document,
+    read_toml,
+)
 from sim.errors import InputError
-from sim.files import write_text_atomic
+from sim.files import read_user_json, write_text_atomic
 from sim.games.registry import get_game
-from sim.runner import run_batch
+from sim.runner import config_from_manifest, prepare_run_dir, run_batch
 from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
 from sim.stats.seats import equivalence_verdict, seat_gap_family
 from sim.stats.units import win_units
-from sim.store import finished_shards
+from sim.store import MANIFEST, check_shards, finished_shards, read_manifest
 from sim.strategy_spec import did_you_mean
 
 SWEEP_MANIFEST = "sweep.json"
+POINTS_DIR = "points"
 ADAPTIVE_METRICS = {
     "seat_win_rate": "largest 95% CI half-width of a seat's win rate",
     "strategy_win_rate": "largest 95% CI half-width of a strategy's win rate",
@@ -174,7 +188,11 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
             else:
                 point_overrides["rules"][axis] = value
         label = _point_label(values)
-        point_overrides["output"] = str(output / "points" / label)
+        check_name(label, f"{source}: field 'sweep': point {label!r}")
+        if any(point.label == label for point in points):
+            raise InputError(f"{source}: field 'sweep': two grid points would share the folder "
+                             f"{POINTS_DIR}/{label} (tile sets of the same file name?)")
+        point_overrides["output"] = str(output / POINTS_DIR / label)
         point_overrides["name"] = f"{base.name}[{label}]"
         config = config_from_document(point_document, f"{source} (point {label})", base_dir,
                                       default_name, point_overrides, tags=tags,
@@ -182,27 +200,114 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         points.append(SweepPoint(index, values, label, config))
     adaptive = _parse_adaptive(adaptive_table, source, base.shard_size) \
         if adaptive_table is not None else None
-    digest_source = json.dumps({"points": [p.config.digest() for p in points],
+    return Sweep(base.name, source, output, axes, points, adaptive,
+                 sweep_digest(points, adaptive))
+
+
+def sweep_digest(points: list[SweepPoint], adaptive: AdaptiveRule | None) -> str:
+    """SHA-256 of what decides a sweep's results: each point's config without its paths (so a
+    moved sweep folder is the same sweep) and the adaptive rule."""
+    digest_source = json.dumps({"points": [p.config.identity_digest() for p in points],
                                 "adaptive": adaptive.__dict__ if adaptive else None},
                                sort_keys=True)
-    return Sweep(base.name, source, output, axes, points, adaptive,
-                 hashlib.sha256(digest_source.encode()).hexdigest())
+    return hashlib.sha256(digest_source.encode()).hexdigest()
+
+
+def _legacy_digest(sweep: Sweep) -> str:
+    """The digest sweeps written before sweep folders were relocatable recorded (paths
+    included), so such a sweep still resumes where it is."""
+    digest_source = json.dumps({"points": [p.config.digest() for p in sweep.points],
+                                "adaptive": sweep.adaptive.__dict__ if sweep.adaptive else None},
+                               sort_keys=True)
+    return hashlib.sha256(digest_source.encode()).hexdigest()
 
 
 def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None,
                allow_code: bool = False) -> Sweep:
-    """Read and validate a sweep file (see the module docstring)."""
+    """Read and validate a sweep file (see the module docstring). Its ``output`` must be a
+    relative folder without ``..`` (an override, ``--out``, may be anywhere)."""
     path = Path(path)
-    return sweep_from_document(read_toml(path), str(path), path.parent, path.stem, overrides,
+    document = read_toml(path, "sweep file")
+    if "output" in document and (overrides or {}).get("output") is None:
+        output = document["output"]
+        if not isinstance(output, str):
+            raise InputError(f"{path}: field 'output': expected a string, got {output!r}")
+        check_relative_output(output, f"{path}: field 'output'")
+    return sweep_from_document(document, str(path), path.parent, path.stem, overrides,
                                allow_code=allow_code)
 
 
+def _stored(manifest: dict[str, Any], path: Path, key: str, kind: type) -> Any:
+    value = manifest.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise InputError(f"{path}: field '{key}': damaged (got {value!r:.60})")
+    return value
+
+
+def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
+    """The sweep in ``folder``, rebuilt from its ``sweep.json`` and its points' batch manifests
+    alone, wherever the folder is now (its points write into it, never where it started).
+    A damaged manifest is a one-line InputError; ``allow_code`` as for ``sim run --resume``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a sweep folder (no such folder)")
+    path = folder / SWEEP_MANIFEST
+    manifest = read_sweep_manifest(folder)
+    if not isinstance(manifest, dict) or manifest.get("kind") != "sweep" \
+            or manifest.get("format") != 1:
+        raise InputError(f"{path}: fields 'kind' and 'format': not a sweep manifest (kind "
+                         f"'sweep', format 1)")
+    name = _stored(manifest, path, "name", str)
+    digest = _stored(manifest, path, "digest", str)
+    axes = _stored(manifest, path, "axes", dict)
+    stored_points = _stored(manifest, path, "points", list)
+    if not stored_points:
+        raise InputError(f"{path}: field 'points': damaged (no points)")
+    points = []
+    for index, stored in enumerate(stored_points):
+        where = f"{path}: field 'points[{index}]'"
+        if not isinstance(stored, dict) or stored.get("index") != index \
+                or not isinstance(stored.get("label"), str) \
+                or not isinstance(stored.get("values"), dict):
+            raise InputError(f"{where}: damaged (needs index, label and values)")
+        label = stored["label"]
+        check_name(label, f"{where}: field 'label'")
+        run_dir = folder / POINTS_DIR / label
+        if not (run_dir / MANIFEST).is_file():
+            raise InputError(f"{run_dir / MANIFEST}: missing, so the point cannot be rebuilt "
+                             f"from the folder; resume with the sweep file instead: sim sweep "
+                             f"FILE --resume --out {folder}")
+        config = config_from_manifest(read_manifest(run_dir), run_dir, allow_code=allow_code)
+        points.append(SweepPoint(index, stored["values"], label, config))
+    adaptive_table = manifest.get("adaptive")
+    adaptive = None
+    if adaptive_table is not None:
+        adaptive = _parse_adaptive(adaptive_table, f"{path}", points[0].config.shard_size)
+    sweep = Sweep(name, str(manifest.get("source", path)), folder, axes, points, adaptive,
+                  sweep_digest(points, adaptive))
+    if digest != sweep.digest:
+        raise InputError(f"{path}: field 'digest': does not match the configs of its points "
+                         f"(the folder is damaged or was put together from two sweeps)")
+    return sweep
+
+
+def _finished_files(run_dir: Path, check_hash: bool) -> list[Path]:
+    """The result files of a batch's finished shards, from its manifest only."""
+    try:
+        manifest = read_manifest(run_dir)
+    except InputError:
+        return []
+    return check_shards(run_dir, manifest, check_hash).result_files(
+        run_dir, manifest.get("store", "rows"))
+
+
 def point_rows(point: SweepPoint) -> pl.LazyFrame | None:
-    """The rows played so far at a point (None before its first shard)."""
-    folder = Path(point.config.output) / "shards"
-    if not any(folder.glob("shard-*.parquet")):
+    """The rows played so far at a point (None before its first shard): the shards its manifest
+    records, with their recorded sizes (the sweep wrote them this session or checked them)."""
+    files = _finished_files(Path(point.config.output), check_hash=False)
+    if not files:
         return None
-    return pl.scan_parquet(str(folder / "shard-*.parquet"))
+    return pl.scan_parquet([str(f) for f in files])
 
 
 def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
@@ -240,24 +345,22 @@ def point_is_done(rows: pl.LazyFrame, rule: AdaptiveRule) -> bool:
     return metric_half_width(rows, rule.metric) <= rule.half_width
 
 
-def _point_games_done(point: SweepPoint) -> int:
+def games_done(point: SweepPoint) -> int:
+    """Games finished so far at grid point ``point`` (its finished shards)."""
     config = point.config
     done = finished_shards(Path(config.output), config.store)
     return sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
 
 
-def games_done(point: SweepPoint) -> int:
-    """Games finished so far at grid point ``point`` (its finished shards)."""
-    return _point_games_done(point)
-
-
 def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
+    # Every path in it is relative to the sweep folder (the folder may move); the sweep file is
+    # named for the reader only.
     manifest = {
-        "format": 1, "kind": "sweep", "name": sweep.name, "source": sweep.source,
+        "format": 1, "kind": "sweep", "name": sweep.name, "source": Path(sweep.source).name,
         "digest": sweep.digest, "axes": sweep.axes,
         "adaptive": sweep.adaptive.__dict__ if sweep.adaptive else None,
         "points": [{"index": p.index, "label": p.label, "values": p.values,
-                    "run_dir": str(Path(p.config.output)), "games_played": _point_games_done(p),
+                    "run_dir": f"{POINTS_DIR}/{p.label}", "games_played": games_done(p),
                     "games_cap": p.config.games, "state": status.get(p.index, "pending")}
                    for p in sweep.points],
     }
@@ -267,14 +370,9 @@ def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
 def read_sweep_manifest(output: Path) -> dict[str, Any]:
     """The manifest of a sweep folder, or a one-line InputError."""
     path = output / SWEEP_MANIFEST
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: not a sweep folder (no {SWEEP_MANIFEST})") from None
-    except (UnicodeDecodeError, RecursionError):
-        raise InputError(f"{path}: not a readable sweep manifest") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}: not valid JSON ({error.msg})") from None
+    if not path.exists():
+        raise InputError(f"{path}: not a sweep folder (no {SWEEP_MANIFEST})")
+    return read_user_json(path, "sweep manifest")
 
 
 def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
@@ -283,9 +381,12 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
     """Play every point (adaptively when the sweep says so); returns each point's final state:
     ``complete`` (all its games), ``precise`` (stopped by the adaptive rule)."""
     manifest_path = sweep.output / SWEEP_MANIFEST
+    if sweep.output.exists() and not sweep.output.is_dir():
+        raise InputError(f"{sweep.output}: output is a file, not a folder")
     if manifest_path.exists():
         stored = read_sweep_manifest(sweep.output)
-        if stored.get("digest") != sweep.digest:
+        if not isinstance(stored, dict) or stored.get("digest") not in (sweep.digest,
+                                                                         _legacy_digest(sweep)):
             raise InputError(f"{manifest_path}: field 'digest': this folder holds a sweep with "
                              f"another config; use another output or the same config")
         if not resume:
@@ -294,21 +395,25 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
     elif resume:
         raise InputError(f"{manifest_path}: nothing to resume (no sweep manifest)")
     sweep.output.mkdir(parents=True, exist_ok=True)
+    # Every point's batch folder exists from the start (its config, data and strategy copies),
+    # so the sweep folder alone can be resumed wherever it goes.
+    for point in sweep.points:
+        started = (Path(point.config.output) / MANIFEST).exists()
+        prepare_run_dir(point.config, resume=started, status="pending")
     status: dict[int, str] = {}
     _write_manifest(sweep, status)
     total_cap = sum(p.config.games for p in sweep.points)
 
     def report(label: str) -> None:
         if progress:
-            done = sum(_point_games_done(p) for p in sweep.points)
-            budget = sum(_point_games_done(p) if status.get(p.index) in ("precise", "decided")
+            done = sum(games_done(p) for p in sweep.points)
+            budget = sum(games_done(p) if status.get(p.index) in ("precise", "decided")
                          else p.config.games for p in sweep.points)
             progress(done, min(budget, total_cap), label)
 
     def play(point: SweepPoint, shards: int | None) -> None:
-        started = (Path(point.config.output) / "manifest.json").exists()
         run_batch(point.config, workers=workers, backend=backend, scheduler=scheduler,
-                  resume=started, stop_after_shards=shards)
+                  resume=True, stop_after_shards=shards)
 
     active = list(sweep.points)
     rule = sweep.adaptive
@@ -317,7 +422,7 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
         for point in active:
             report(point.label)
             config = point.config
-            done = _point_games_done(point)
+            done = games_done(point)
             if done >= config.games:
                 status[point.index] = "complete"
                 continue
@@ -344,8 +449,18 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
 
 
 def sweep_rows(output: Path) -> pl.LazyFrame:
-    """Every row of every point of a sweep, as one lazy dataset."""
-    files = sorted(output.glob("points/*/shards/shard-*.parquet"))
+    """Every row of every point of a sweep, as one lazy dataset: the shards each point's manifest
+    records, every file checked (size and SHA-256); stray or damaged files are left out."""
+    output = Path(output)
+    manifest = read_sweep_manifest(output)
+    points = manifest.get("points") if isinstance(manifest, dict) else None
+    if not isinstance(points, list):
+        raise InputError(f"{output / SWEEP_MANIFEST}: field 'points': damaged")
+    files = []
+    for point in points:
+        label = point.get("label") if isinstance(point, dict) else None
+        if isinstance(label, str) and label not in ("", ".", "..") and "/" not in label:
+            files += _finished_files(output / POINTS_DIR / label, check_hash=True)
     if not files:
-        raise InputError(f"{output}: no results yet (no points/*/shards/*.parquet)")
+        raise InputError(f"{output}: no results yet (no point has a finished shard)")
     return pl.scan_parquet([str(f) for f in files])

@@ -43,6 +43,12 @@ BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
 
 
+
+def _rate(games: int, seconds: float) -> str:
+    """Games per second, with a decimal when below 10 (a slow lineup is not "0 games/s")."""
+    rate = games / max(seconds, 1e-9)
+    return f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
+
 @dataclass
 class StrategyRow:
     """One strategy's line of the tournament table."""
@@ -86,7 +92,7 @@ class TournamentResult:
             "CIs: 95%, t, from per-deal means (deals are the independent units); rating: "
             "Bradley-Terry (MM) on pairwise outcomes within games, ties half, Elo scale "
             "(400 log10 strength), mean 0, 95% interval from 1,000 deal resamples",
-            f"played in {self.seconds:.1f} s ({self.games / max(self.seconds, 1e-9):,.0f} games/s)"
+            f"played in {self.seconds:.1f} s ({_rate(self.games, self.seconds)} games/s)"
             f" with {self.workers} worker(s)",
         ]
         if self.compile_seconds:
@@ -241,11 +247,12 @@ def _mean_ci(per_deal: np.ndarray) -> tuple[float, float]:
             float(t_critical(values.size) * values.std(ddof=1) / math.sqrt(values.size)))
 
 
-def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
-            scores: np.ndarray, wins: np.ndarray, deals: int):
-    """Per-strategy rows and head-to-head matrices from the played games (see module doc)."""
-    s = len(labels)
-    rows = []
+def pair_outcomes(strategies: int, seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+                  scores: np.ndarray, deals: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal, the pairwise outcomes of every two seats of different strategies in a game:
+    ``pair_sum[d, a, b]`` sums 1 (a outscored b), 1/2 (tie) or 0, ``pair_count[d, a, b]``
+    counts the comparisons; both (deals, S, S), zero on the diagonal."""
+    s = strategies
     pair_sum = np.zeros((deals, s, s))
     pair_count = np.zeros((deals, s, s))
     players = seat_strategy.shape[1]
@@ -260,6 +267,16 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
     for a in range(s):
         pair_sum[:, a, a] = 0.0
         pair_count[:, a, a] = 0.0
+    return pair_sum, pair_count
+
+
+def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+            scores: np.ndarray, wins: np.ndarray, deals: int):
+    """Per-strategy rows and head-to-head matrices from the played games (see module doc)."""
+    s = len(labels)
+    rows = []
+    players = seat_strategy.shape[1]
+    pair_sum, pair_count = pair_outcomes(s, seat_strategy, deal_of_game, scores, deals)
     ratings = elo_ratings(bradley_terry(pair_sum.sum(axis=0), pair_count.sum(axis=0)))
     if deals >= 2:
         rating_low, rating_high = rating_intervals(pair_sum, pair_count)
@@ -292,26 +309,37 @@ def analyse(labels: list[str], seat_strategy: np.ndarray, deal_of_game: np.ndarr
     return rows, head, head_ci
 
 
-def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
-                   games: int, seed: int, workers: int = 1,
-                   chunk_deals: int | None = None) -> TournamentResult:
-    """Play the tournament described in the module docstring and analyse it."""
+# A tournament keeps every game's seats, seeds and scores in memory (about 150 bytes a game):
+# ten million games is a gigabyte and half an hour on two cores.
+MAX_TOURNAMENT_GAMES = 10_000_000
+
+
+@dataclass
+class RotationGames:
+    """The games of a rotated design: seat strategies, deal of each game, scores and wins."""
+
+    seat_strategy: np.ndarray  # int64[games, players], indexes the lineup
+    deal_of_game: np.ndarray  # int64[games]
+    scores: np.ndarray  # int64[games, players]
+    wins: np.ndarray  # float64[games, players] win shares
+    deals: int
+    seconds: float
+    compile_seconds: list[float]
+
+
+def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                   deals: int, seed: int, workers: int = 1, chunk_deals: int | None = None,
+                   progress=None, first_deal: int = 0) -> RotationGames:
+    """Play deals ``first_deal .. first_deal + deals - 1`` of master seed ``seed`` in every seat
+    rotation of ``lineup`` (module docstring): the same deal and strategy seeds in every
+    rotation, so every lineup entry meets the same luck. ``progress(games_done, games_total)``
+    is called as chunks finish (in order). The games do not depend on ``workers``."""
     s = len(lineup)
-    if s < 2:
-        raise InputError("--strategies: give at least two strategies")
-    labels = [spec.label() for spec in lineup]
-    if len(set(labels)) != s:
-        raise InputError(f"--strategies: a strategy is listed twice ({', '.join(labels)})")
-    if games < 1:
-        raise InputError(f"--games: must be at least 1, got {games}")
-    if workers < 1:
-        raise InputError(f"--workers: must be at least 1, got {workers}")
-    deals = math.ceil(games / s)
     schedule = seat_schedule(s, players)
-    deal_ids = np.arange(deals)
+    deal_ids = np.arange(first_deal, first_deal + deals)
     deal_seed = deal_seeds(seed, deal_ids)
     strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
-    deal_of_game = np.repeat(deal_ids, s)
+    deal_of_game = np.repeat(np.arange(deals), s)
     seat_strategy = np.tile(schedule, (deals, 1))
     game_deal_seeds = deal_seed[deal_of_game]
     game_strategy_seeds = strategy_seed[deal_of_game]
@@ -323,17 +351,50 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
     started = time.perf_counter()
     tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],
               game_strategy_seeds[a:b]) for a, b in bounds]
+    outputs = []
     if workers == 1:
-        outputs = [_play_chunk(*task) for task in tasks]
+        for task in tasks:
+            outputs.append(_play_chunk(*task))
+            if progress is not None:
+                progress(sum(len(o[0]) for o in outputs), total)
     else:
         from joblib import Parallel, delayed
 
-        outputs = Parallel(n_jobs=workers, backend="loky")(
-            delayed(_play_chunk)(*task) for task in tasks)
+        parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator")
+        for output in parallel(delayed(_play_chunk)(*task) for task in tasks):
+            outputs.append(output)
+            if progress is not None:
+                progress(sum(len(o[0]) for o in outputs), total)
     seconds = time.perf_counter() - started
     scores = np.concatenate([output[0] for output in outputs])
     wins = np.concatenate([output[1] for output in outputs])
     compile_seconds = [output[2] for output in outputs if output[2] is not None]
-    rows, head, head_ci = analyse(labels, seat_strategy, deal_of_game, scores, wins, deals)
-    return TournamentResult(game.title, players, labels, deals, total, seed, workers, seconds,
-                            rows, head, head_ci, compile_seconds)
+    return RotationGames(seat_strategy, deal_of_game, scores, wins, deals, seconds,
+                         compile_seconds)
+
+
+def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                   games: int, seed: int, workers: int = 1,
+                   chunk_deals: int | None = None, progress=None) -> TournamentResult:
+    """Play the tournament described in the module docstring and analyse it."""
+    s = len(lineup)
+    if s < 2:
+        raise InputError("--strategies: give at least two strategies")
+    labels = [spec.label() for spec in lineup]
+    if len(set(labels)) != s:
+        raise InputError(f"--strategies: a strategy is listed twice ({', '.join(labels)})")
+    if games < 1:
+        raise InputError(f"--games: must be at least 1, got {games}")
+    if games > MAX_TOURNAMENT_GAMES:
+        raise InputError(f"--games: at most {MAX_TOURNAMENT_GAMES:,} in a tournament (it keeps "
+                         f"every game in memory), got {games:,}; for more, use sim run with a "
+                         f"rotating --pool")
+    if workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    deals = math.ceil(games / s)
+    played = play_rotations(game, data, players, rules, lineup, deals, seed, workers,
+                            chunk_deals, progress)
+    rows, head, head_ci = analyse(labels, played.seat_strategy, played.deal_of_game,
+                                  played.scores, played.wins, deals)
+    return TournamentResult(game.title, players, labels, deals, deals * s, seed, workers,
+                            played.seconds, rows, head, head_ci, played.compile_seconds)

@@ -35,6 +35,8 @@ Seat spread and skill need two or more players, so 1 player gets metrics but no 
 
 from __future__ import annotations
 
+import io
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +46,10 @@ import numpy as np
 import polars as pl
 
 from sim.errors import InputError
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import write_text_atomic
 from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
 from sim.stats.seats import FAIR_MARGIN, equivalence_verdict, seat_gap_family
+from sim.stats.sweep import spread_interval
 from sim.stats.units import win_units
 
 SUPPLY = "trees_per_colour_per_player"
@@ -136,11 +139,10 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
         player_games=pl.len(),
         score_mean=pl.col("score").cast(pl.Float64).mean(),
         score_sd=pl.col("score").cast(pl.Float64).std(),
-        no_tree=pl.col("tree_phases_without_tree").cast(pl.Int64).sum(),
-        phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
     ).collect()
     per_deal = rows.group_by([*keys, pl.col("deal_id").alias("cluster")]).agg(
         constrained=pl.col("tree_picks_constrained").cast(pl.Int64).sum(),
+        no_tree=pl.col("tree_phases_without_tree").cast(pl.Int64).sum(),
         phases=pl.col("light_tiles_drawn").cast(pl.Int64).sum(),
         games=pl.col("game_id").n_unique().cast(pl.Int64),
     ).collect()
@@ -151,6 +153,9 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     starvation = grouped_ratio_intervals(per_deal, keys, "constrained", "phases",
                                          "starvation_constrained").with_columns(
         pl.col("starvation_constrained_low", "starvation_constrained_high").clip(0.0, 1.0))
+    no_tree = grouped_ratio_intervals(per_deal, keys, "no_tree", "phases",
+                                      "starvation_no_tree").with_columns(
+        pl.col("starvation_no_tree_low", "starvation_no_tree_high").clip(0.0, 1.0))
     ties = grouped_ratio_intervals(per_deal, keys, "shared", "games", "tie_rate")
     games = per_deal.group_by(keys).agg(pl.col("games").sum())
     skill = grouped_ratio_intervals(_skill_units(rows, strongest), keys, "ahead", "games",
@@ -171,12 +176,12 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
             rates = (totals["win_units"].to_numpy() / WIN_SCALE
                      / totals["player_games"].to_numpy())
             best, worst = int(np.argmax(rates)), int(np.argmin(rates))
-            row = pairs.index((min(best, worst), max(best, worst))) if best != worst else 0
-            sign = 1.0 if best <= worst else -1.0
-            low, high = ((win.low[row], win.high[row]) if sign > 0
-                         else (-win.high[row], -win.low[row]))
+            # The spread cannot be negative: its interval comes from every pair's
+            # simultaneous interval (see sim.stats.sweep.spread_interval).
+            low, high = spread_interval(pl.DataFrame({"win_gap_low": win.low,
+                                                      "win_gap_high": win.high}))
             record.update(seat_spread=float(rates[best] - rates[worst]),
-                          seat_spread_low=float(low), seat_spread_high=float(high),
+                          seat_spread_low=float(low), seat_spread_high=min(float(high), 1.0),
                           seat_gap_bound=float(np.max(np.maximum(np.abs(win.low),
                                                                  np.abs(win.high)))),
                           seat_best=best, seat_worst=worst, seat_equal_p=wald.p_value,
@@ -189,14 +194,17 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     table = (per_player.join(games, on=keys)
              .join(starvation.drop("starvation_constrained_se",
                                    "starvation_constrained_clusters"), on=keys)
+             .join(no_tree.select(*keys, "starvation_no_tree", "starvation_no_tree_low",
+                                  "starvation_no_tree_high"), on=keys)
              .join(ties.select(*keys, "tie_rate"), on=keys)
              .join(skill.select(*keys, "skill", "skill_low", "skill_high"), on=keys, how="left")
              .join(pl.DataFrame(seat_records), on=keys)
-             .with_columns(starvation_no_tree=pl.col("no_tree") / pl.col("phases").clip(1),
-                           fair_margin=pl.lit(fair_margin))
+             .with_columns(fair_margin=pl.lit(fair_margin), strongest=pl.lit(strongest),
+                           skill_low=pl.col("skill_low").clip(0.0, 1.0),
+                           skill_high=pl.col("skill_high").clip(0.0, 1.0))
              .with_columns([pl.when(pl.col("players") < 2).then(None).otherwise(pl.col(c))
                             .alias(c) for c in ("skill", "skill_low", "skill_high")])
-             .drop("no_tree", "phases", "player_games")
+             .drop("player_games")
              .sort(keys))
     return table.with_columns(pl.col(c).fill_null(math.nan) for c in
                               ("skill", "skill_low", "skill_high"))
@@ -250,6 +258,20 @@ def recommend(metrics: pl.DataFrame, max_starvation: float = 0.10,
     return picks
 
 
+CRITERION_NAMES = {"fair": "fairness", "unstarved": "starvation", "keeps skill": "skill"}
+
+
+def _failure(criterion: str, row: dict, max_starvation: float, skill_tolerance: float) -> str:
+    """Why a supply fails ``criterion``, in words."""
+    if criterion == "fair":
+        return f"unfair (a seat gap shown above {100 * row['fair_margin']:g} pp)"
+    if criterion == "unstarved":
+        return (f"starved (constrained tree phases shown at or above "
+                f"{100 * max_starvation:.0f}%)")
+    return (f"losing skill ({_strongest(row)}'s edge over {BASELINE} shown to be more than "
+            f"{100 * skill_tolerance:g} pp below the best supply's)")
+
+
 def _decide(players: int, judged: list[tuple[dict, dict[str, str]]], reference: float,
             skill_tolerance: float, max_starvation: float) -> Recommendation:
     failures = []
@@ -257,47 +279,68 @@ def _decide(players: int, judged: list[tuple[dict, dict[str, str]]], reference: 
         supply = int(row[SUPPLY])
         if all(v == "yes" for v in criteria.values()):
             return Recommendation(players, supply, True, _pick_sentence(
-                players, row, failures, reference, skill_tolerance))
+                players, row, failures, max_starvation, skill_tolerance))
         failed = [name for name, value in criteria.items() if value == "no"]
         if failed:
             failures.append((supply, failed, row))
             continue
-        open_criteria = [name for name, value in criteria.items() if value == "undecided"]
+        open_criteria = [CRITERION_NAMES[name] for name, value in criteria.items()
+                         if value == "undecided"]
+        larger = [str(int(other[SUPPLY])) for other, _ in judged if int(other[SUPPLY]) > supply]
+        then = ("play more games at this point: until it is decided, no larger supply ("
+                + ", ".join(larger) + ") can be recommended" if larger
+                else "play more games at this point")
+        ruled_out = ""
+        if failures:
+            ruled_out = " Smaller supplies are ruled out: " + "; ".join(
+                f"{smaller} as " + " and ".join(
+                    _failure(name, small_row, max_starvation, skill_tolerance) for name in failed)
+                for smaller, failed, small_row in failures) + "."
         return Recommendation(players, None, False, (
             f"{players} players: undecided. Supply {supply} is still undecided on "
             f"{' and '.join(open_criteria)} after {row['games']:,} games "
-            f"({_facts(row)}); play more games at this point before a smaller supply can be "
-            f"ruled in or out."))
-    reasons = "; ".join(f"{supply}: not {' / not '.join(failed)}" for supply, failed, _ in failures)
+            f"({_facts(row)}); {then}.{ruled_out}"))
+    reasons = "; ".join(
+        f"{supply}: " + " and ".join(_failure(name, row, max_starvation, skill_tolerance)
+                                     for name in failed)
+        for supply, failed, row in failures)
     return Recommendation(players, None, True, (
         f"{players} players: no supply tried meets all three criteria ({reasons}); try more "
         f"supplies or relax a threshold (starvation below {100 * max_starvation:.0f}%, skill "
-        f"within {100 * skill_tolerance:.0f} points of the best)."))
+        f"within {100 * skill_tolerance:g} pp of the best supply's)."))
 
 
 def _pp(value: float) -> str:
     return f"{100 * value:.1f} pp"
 
 
+def _strongest(row: dict) -> str:
+    return str(row.get("strongest") or "the strongest strategy")
+
+
 def _facts(row: dict) -> str:
-    return (f"seat spread {_pp(row['seat_spread'])} (simultaneous CI "
+    text = (f"seat spread {_pp(row['seat_spread'])} (simultaneous 95% CI "
             f"{100 * row['seat_spread_low']:.1f} to {100 * row['seat_spread_high']:.1f} pp), "
             f"colour starvation {_percent(row['starvation_constrained'])} of tree phases "
             f"({_percent(row['starvation_constrained_low'])}–"
-            f"{_percent(row['starvation_constrained_high'])}), strongest strategy ahead of "
-            f"greedy {_percent(row['skill'])}")
+            f"{_percent(row['starvation_constrained_high'])})")
+    if not math.isnan(row["skill"]):
+        text += (f", {_strongest(row)} ahead of {BASELINE} in {_percent(row['skill'])} of "
+                 f"their meetings ({_percent(row['skill_low'])}–{_percent(row['skill_high'])})")
+    return text
 
 
-def _pick_sentence(players: int, row: dict, failures: list, reference: float,
+def _pick_sentence(players: int, row: dict, failures: list, max_starvation: float,
                    skill_tolerance: float) -> str:
     supply = int(row[SUPPLY])
     text = (f"{players} players: {supply} trees per colour per player — decided: fair within "
-            f"±{100 * row['fair_margin']:g} pp, unstarved and keeping skill ({_facts(row)})")
+            f"±{100 * row['fair_margin']:g} pp, unstarved and keeping {_strongest(row)}'s edge "
+            f"over {BASELINE} ({_facts(row)})")
     if failures:
         ruled_out = "; ".join(
-            f"{smaller} was ruled out as not {' and not '.join(failed)}"
-            + (f" (a seat gap shown above {100 * small_row['fair_margin']:g} pp)"
-               if "fair" in failed else "")
+            f"{smaller} was ruled out as "
+            + " and ".join(_failure(name, small_row, max_starvation, skill_tolerance)
+                           for name in failed)
             for smaller, failed, small_row in failures)
         text += f"; {ruled_out}"
     else:
@@ -309,103 +352,153 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def heatmaps(metrics: pl.DataFrame, out_dir: Path) -> dict[str, Path]:
-    """One heatmap (player count x supply) per metric, PNG, with the values written in."""
-    import matplotlib
+# The figures of the tree-supply section (the seat spread, scores and shared wins have theirs
+# in the sweep report's own sections): metric -> (title, unit, scale, digits).
+FIGURES = {
+    "starvation_constrained": ("Colour starvation", "tree phases (%)", 100.0, 1,
+                               "Share of tree phases in which a colour the player had a zone of "
+                               "was already gone from the supply"),
+    "starvation_no_tree": ("No tree possible", "tree phases (%)", 100.0, 1,
+                           "Share of tree phases in which the player could place no tree"),
+    "skill": ("Skill: the strongest strategy ahead of greedy", "meetings won (%)", 100.0, 1,
+              "How often the strongest strategy finishes ahead of greedy at the same table "
+              "(ties count half)"),
+}
+PRESET_FILE = "tune-trees.json"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    players = sorted(set(metrics["players"].to_list()))
-    supplies = sorted(set(metrics[SUPPLY].to_list()))
-    paths = {}
-    percent = {"seat_spread", "starvation_constrained", "starvation_no_tree", "tie_rate", "skill"}
-    for metric, title in METRICS.items():
-        grid = np.full((len(players), len(supplies)), np.nan)
+def write_preset(sweep_dir: Path, strongest: str, fair_margin: float) -> None:
+    """Record in the sweep folder that it is a tune-trees sweep (and with which strongest
+    strategy and margin), so ``sim report`` on it writes the tune-trees report."""
+    write_text_atomic(Path(sweep_dir) / PRESET_FILE, json.dumps(
+        {"preset": "tune-trees", "strongest": strongest, "fair_margin": fair_margin},
+        indent=1) + "\n")
+
+
+def read_preset(sweep_dir: Path) -> dict | None:
+    """The tune-trees record of a sweep folder (``write_preset``), or None."""
+    path = Path(sweep_dir) / PRESET_FILE
+    try:
+        preset = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(preset, dict) or preset.get("preset") != "tune-trees":
+        return None
+    return preset
+
+
+def _figures(metrics: pl.DataFrame, strongest: str) -> list:
+    """The tree-supply figures as report blocks (heatmaps over players x supply, or lines when
+    one of the two has a single value; ``sim.report.sweep_plots``)."""
+    from sim.report.document import Figure
+    from sim.report.sweep_plots import Cell, Series, metric_figure
+
+    axes = {"players": sorted(set(metrics["players"].to_list())),
+            SUPPLY: sorted(set(metrics[SUPPLY].to_list()))}
+    blocks = []
+    for metric, (title, unit, scale, digits, caption) in FIGURES.items():
+        cells = {}
         for row in metrics.iter_rows(named=True):
-            grid[players.index(row["players"]), supplies.index(row[SUPPLY])] = row[metric]
-        shown = grid * 100 if metric in percent else grid
-        figure, axes = plt.subplots(figsize=(7.5, 5.0), dpi=120)
-        image = axes.imshow(shown, cmap="viridis", aspect="auto", origin="lower")
-        axes.set_xticks(range(len(supplies)), [str(s) for s in supplies])
-        axes.set_yticks(range(len(players)), [str(p) for p in players])
-        axes.set_xlabel("trees per colour per player (supply)", fontsize=12)
-        axes.set_ylabel("players", fontsize=12)
-        axes.set_title(title, fontsize=13)
-        figure.colorbar(image, ax=axes)
-        finite = shown[np.isfinite(shown)]
-        middle = float(np.median(finite)) if finite.size else 0.0
-        for i in range(len(players)):
-            for j in range(len(supplies)):
-                if np.isfinite(shown[i, j]):
-                    axes.text(j, i, f"{shown[i, j]:.1f}", ha="center", va="center", fontsize=11,
-                              color="white" if shown[i, j] < middle else "black")
-        figure.tight_layout()
-        import io
-
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png")
-        plt.close(figure)
-        path = out_dir / f"heatmap-{metric}.png"
-        write_bytes_atomic(path, buffer.getvalue())
-        paths[metric] = path
-    return paths
+            low, high = row.get(f"{metric}_low"), row.get(f"{metric}_high")
+            cells[(row["players"], row[SUPPLY])] = Cell(
+                float(row[metric]), math.nan if low is None else float(low),
+                math.nan if high is None else float(high))
+        shown = title.replace("the strongest strategy", strongest)
+        png = metric_figure(shown, unit, axes, [Series("", cells)], scale=scale, digits=digits)
+        if png is not None:
+            blocks.append(Figure(f"tune-trees-{metric.replace('_', '-')}", png,
+                                 f"{caption.replace('the strongest strategy', strongest)}, "
+                                 f"with its 95% interval (cluster-robust over deals)."))
+    return blocks
 
 
-def write_tuning_report(metrics: pl.DataFrame, picks: list[Recommendation], strongest: str,
-                        out_dir: Path, games_note: str) -> Path:
-    """``tune-trees.md`` with the recommendation table, every metric per point and the
-    heatmaps, plus ``tune-trees.parquet`` with the metrics."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    maps = heatmaps(metrics, out_dir)
-    import io
+def tuning_blocks(metrics: pl.DataFrame, picks: list[Recommendation], strongest: str,
+                  games_note: str) -> list:
+    """The tune-trees sections of the sweep report: the recommendation, its rule, every
+    tree-supply metric per point and their figures."""
+    from sim.report.document import Heading, Paragraph, Table
 
-    buffer = io.BytesIO()
-    metrics.write_parquet(buffer)
-    write_bytes_atomic(out_dir / "tune-trees.parquet", buffer.getvalue())
-    lines = ["# Tree supply tuning", "",
-             f"Pool: `{strongest}` and `{BASELINE}` rotating through the seats, every grid point "
-             f"on the same deals. {games_note}", "", "## Recommendation", "",
-             "| players | trees per colour per player | why |", "| --- | --- | --- |"]
+    margin = 100 * float(metrics["fair_margin"][0]) if metrics.height else 100 * FAIR_MARGIN
+    recommendation = []
     for pick in picks:
         answer = str(pick.supply) if pick.supply is not None else (
             "undecided" if not pick.decided else "none")
-        lines.append(f"| {pick.players} | {answer} | {pick.sentence} |")
-    margin = 100 * float(metrics["fair_margin"][0]) if metrics.height else 2.0
-    lines += ["", f"Rule: per player count, the smallest supply that is fair (every gap between "
-              f"two seats' win rates has its simultaneous 95% interval within ±{margin:g} "
-              f"percentage points), unstarved (constrained tree phases below 10%, the interval's "
-              f"upper end) and keeps skill (the strongest strategy's edge over greedy, the "
-              f"interval's lower end, within 2 points of the best supply's estimate), once every "
-              f"smaller supply is decided to fail a criterion; a criterion whose interval "
-              f"straddles its threshold is undecided, and then so is the answer. Intervals are "
-              f"cluster-robust over deals.", "",
-              "## Every grid point", "",
-              "| players | supply | games | seat spread, pp (simultaneous 95% CI) | fairness "
-              f"(±{margin:g} pp) | equal seats p | constrained picks (95% CI) | no tree | score "
-              "mean | score SD | ties | skill (95% CI) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for row in metrics.sort(["players", SUPPLY]).iter_rows(named=True):
-        def pct(value):
-            return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
+        recommendation.append((str(pick.players), answer, pick.sentence))
 
-        spread = "—" if math.isnan(row["seat_spread"]) else (
-            f"{100 * row['seat_spread']:.1f} ({100 * row['seat_spread_low']:.1f} to "
+    def pct(value):
+        return "–" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
+
+    rows = []
+    for row in metrics.sort(["players", SUPPLY]).iter_rows(named=True):
+        spread = "–" if math.isnan(row["seat_spread"]) else (
+            f"{100 * row['seat_spread']:.1f} pp ({100 * row['seat_spread_low']:.1f} to "
             f"{100 * row['seat_spread_high']:.1f})")
-        starved = (f"{pct(row['starvation_constrained'])} "
-                   f"({pct(row['starvation_constrained_low'])}–"
-                   f"{pct(row['starvation_constrained_high'])})")
-        skill = "—" if math.isnan(row["skill"]) else (
-            f"{pct(row['skill'])} ({pct(row['skill_low'])} to {pct(row['skill_high'])})")
-        equal = "—" if math.isnan(row["seat_equal_p"]) else f"{row['seat_equal_p']:.2g}"
-        lines.append(f"| {row['players']} | {row[SUPPLY]} | {row['games']:,} | {spread} "
-                     f"| {row['fairness'] or '—'} | {equal} "
-                     f"| {starved} | {pct(row['starvation_no_tree'])} "
-                     f"| {row['score_mean']:.2f} | {row['score_sd']:.2f} | {pct(row['tie_rate'])} "
-                     f"| {skill} |")
-    lines += ["", "## Heatmaps", ""]
-    for metric, path in maps.items():
-        lines += [f"![{METRICS[metric]}]({path.name})", ""]
-    report = out_dir / "tune-trees.md"
-    write_text_atomic(report, "\n".join(lines) + "\n")
-    return report
+        skill = "–" if math.isnan(row["skill"]) else (
+            f"{pct(row['skill'])} ({pct(row['skill_low'])}–{pct(row['skill_high'])})")
+        equal = "–" if math.isnan(row["seat_equal_p"]) else f"{row['seat_equal_p']:.2g}"
+        rows.append((str(row["players"]), str(row[SUPPLY]), f"{row['games']:,}", spread,
+                     row["fairness"] or "–", equal,
+                     f"{pct(row['starvation_constrained'])} "
+                     f"({pct(row['starvation_constrained_low'])}–"
+                     f"{pct(row['starvation_constrained_high'])})",
+                     f"{pct(row['starvation_no_tree'])} ({pct(row['starvation_no_tree_low'])}–"
+                     f"{pct(row['starvation_no_tree_high'])})", f"{row['score_mean']:.2f}",
+                     f"{row['score_sd']:.2f}", pct(row["tie_rate"]), skill))
+    return [
+        Heading("Recommendation: trees per colour per player"),
+        Paragraph(f"Pool: {strongest} and {BASELINE} rotating through the seats, every grid "
+                  f"point on the same deals. {games_note}"),
+        Table(("Players", "Trees per colour per player", "Why"), tuple(recommendation)),
+        Paragraph(f"Rule: per player count, the smallest supply that is fair (every gap between "
+                  f"two seats' win rates has its simultaneous 95% interval within ±{margin:g} "
+                  f"percentage points), unstarved (constrained tree phases below 10%, the "
+                  f"interval's upper end) and keeps skill ({strongest}'s edge over {BASELINE}, "
+                  f"the interval's lower end, within 2 percentage points of the best supply's "
+                  f"estimate), once every smaller supply is decided to fail a criterion; a "
+                  f"criterion whose interval straddles its threshold is undecided, and then so "
+                  f"is the answer. Intervals are cluster-robust over deals. One player has no "
+                  f"seats to compare and no opponent: its metrics are shown, with no pick."),
+        Heading("Tree supply metrics", 3),
+        Table(("Players", "Supply", "Games", "Seat spread (simultaneous 95% CI)",
+               f"Fairness (±{margin:g} pp)", "Equal seats p", "Constrained picks (95% CI)",
+               "No tree possible (95% CI)", "Score mean", "Score SD",
+               "Games with a shared win",
+               f"{strongest} ahead of {BASELINE} (95% CI)"), tuple(rows)),
+        Paragraph("Constrained picks: tree phases in which a colour the player had a zone of "
+                  "was already gone from the supply. Games with a shared win counts games, "
+                  "not player-games (unlike 'Shared wins' below). The seat spread's interval "
+                  "never goes below zero (see Notes and methods)."),
+        *_figures(metrics, strongest),
+    ]
+
+
+def write_tuning_report(sweep_dir: Path, out_dir: Path, strongest: str, fair_margin: float,
+                        games_note: str | None = None, point_reports: bool = True,
+                        progress=None):
+    """The sweep report of a tune-trees sweep (``sim.report.sweep``) with the recommendation
+    and the tree-supply metrics as its first sections, and ``tune-trees.parquet`` (the
+    metrics, one row per point) beside it. Returns the report's result, the recommendations
+    and the games note (``games_text``)."""
+    from sim.report.sweep import SweepReportExtras, build_sweep_report
+    from sim.stats.sweep import open_sweep, sweep_rows
+
+    metrics = tree_supply_metrics(sweep_rows(open_sweep(sweep_dir)), strongest, fair_margin)
+    picks = recommend(metrics)
+    if games_note is None:
+        games_note = games_text(metrics)
+    buffer = io.BytesIO()
+    metrics.write_parquet(buffer)
+    extras = SweepReportExtras(tuning_blocks(metrics, picks, strongest, games_note),
+                               {"tune-trees.parquet": buffer.getvalue()})
+    result = build_sweep_report(sweep_dir, out_dir, progress=progress, fair_margin=fair_margin,
+                                point_reports=point_reports, extras=extras,
+                                title="Tree supply tuning")
+    return result, picks, games_note
+
+
+def games_text(metrics: pl.DataFrame) -> str:
+    """``N games in all, M per grid point`` (or ``A to B per grid point`` when they differ)."""
+    total = int(metrics["games"].sum())
+    fewest, most = int(metrics["games"].min()), int(metrics["games"].max())
+    per_point = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
+    return f"{total:,} games in all, {per_point} per grid point."

@@ -115,3 +115,12 @@ def test_the_graph_sees_the_layers_it_checks():
     assert "sim.loops.legendary_forests.dispatch" in GRAPH["sim.loops.legendary_forests.loop"]
     assert any(t.startswith("strategies.harmonies") for t in GRAPH["sim.loops.harmonies.dispatch"])
     assert "sim.games.registry" in GRAPH["sim.runner"]
+
+
+def test_the_shared_file_reader_sits_below_the_games():
+    # The games' loaders read users' files through sim.files: it must import nothing above them.
+    assert GRAPH["sim.files"] <= {"sim.errors"}
+    assert GRAPH["sim.errors"] == set()
+    for loader in ("sim.games.legendary_forests.data", "sim.games.legendary_forests.position",
+                   "sim.games.harmonies.data", "sim.games.harmonies.position", "sim.config"):
+        assert "sim.files" in GRAPH[loader], loader

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -39,6 +40,25 @@ def builtin_names(game) -> list[str]:
             or registry.strategy_class(name).kind() == "built-in"]
 
 
+def assert_same_column(first, second, name: str) -> None:
+    """Two result columns are equal: numpy arrays, or list columns (polars Series)."""
+    if isinstance(first, pl.Series):
+        assert isinstance(second, pl.Series) and first.dtype == second.dtype, name
+        assert first.equals(second), name
+    else:
+        np.testing.assert_array_equal(first, second, err_msg=name)
+
+
+def is_numeric_column(values) -> bool:
+    """A numeric array, or a list column of numbers or booleans (at any depth)."""
+    if isinstance(values, pl.Series):
+        dtype = values.dtype
+        while isinstance(dtype, pl.List | pl.Array):
+            dtype = dtype.inner
+        return dtype.is_numeric() or dtype == pl.Boolean
+    return bool(np.issubdtype(np.asarray(values).dtype, np.number))
+
+
 def mixed_shard(game, games_count: int = 6, seed: int = 7):
     """A shard seating every built-in strategy, rotated over the seats, at the middle player
     count, with the shipped data and default rules."""
@@ -59,7 +79,7 @@ def test_same_seed_gives_the_same_game(name):
     second = game.play_shard(*mixed_shard(game))
     assert first.keys() == second.keys()
     for column in first:
-        np.testing.assert_array_equal(first[column], second[column], err_msg=column)
+        assert_same_column(first[column], second[column], column)
     data, players, rules, lineup = game.load_data(None), game.min_players, game.default_rules(), \
         [StrategySpec("random")] * game.min_players
     assert game.play_one(data, players, rules, lineup, 5).document == \
@@ -76,7 +96,12 @@ def test_compiled_loop_and_python_driver_give_identical_games(name):
     driven = game.play_shard_in_driver(*shard)
     assert compiled.keys() == driven.keys()
     for column in compiled:
-        np.testing.assert_array_equal(compiled[column], driven[column], err_msg=column)
+        assert_same_column(compiled[column], driven[column], column)
+    if game.supports_trace:
+        compiled = game.play_shard(*shard, trace=True)
+        driven = game.play_shard_in_driver(*shard, trace=True)
+        for column in compiled:
+            assert_same_column(compiled[column], driven[column], column)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -90,7 +115,7 @@ def test_results_match_the_documented_schema(name):
     rows = len(deals) * players
     for column, values in columns.items():
         assert len(values) == rows, column
-        assert np.issubdtype(np.asarray(values).dtype, np.number), column
+        assert is_numeric_column(values), column
     np.testing.assert_array_equal(columns["seat"], np.tile(np.arange(players), len(deals)))
     wins = np.asarray(columns["win"], dtype=np.float64).reshape(len(deals), players)
     np.testing.assert_allclose(wins.sum(axis=1), 1.0, rtol=1e-6)

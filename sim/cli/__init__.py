@@ -15,7 +15,8 @@ import typer
 
 from sim import __version__
 from sim.cli.bench import bench
-from sim.cli.options import OneLineErrorsGroup, user_errors
+from sim.cli.ladder import ladder
+from sim.cli.options import HelpTextCommand, OneLineErrorsGroup, user_errors
 from sim.cli.play import play
 from sim.cli.report import report
 from sim.cli.run import run
@@ -24,6 +25,7 @@ from sim.cli.score import score
 from sim.cli.strategies import strategies
 from sim.cli.sweep import sweep
 from sim.cli.tournament import tournament
+from sim.cli.tune_strategy import tune_strategy
 from sim.cli.tune_trees import tune_trees
 
 app = typer.Typer(
@@ -37,7 +39,8 @@ app = typer.Typer(
 # In the order of the original single-module CLI, so `sim --help` lists them the same way.
 COMMANDS = (("score", score), ("play", play), ("bench", bench), ("run", run),
             ("report", report), ("sweep", sweep), ("tune-trees", tune_trees), ("runs", runs),
-            ("tournament", tournament), ("strategies", strategies))
+            ("tournament", tournament), ("strategies", strategies),
+            ("tune-strategy", tune_strategy), ("ladder", ladder))
 
 
 def _print_version(value: bool) -> None:
@@ -55,7 +58,7 @@ def _root(
 
 
 for command_name, command in COMMANDS:
-    app.command(command_name)(user_errors(command))
+    app.command(command_name, cls=HelpTextCommand)(user_errors(command))
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -11,13 +11,13 @@ import functools
 import inspect
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import typer
 
 # Typer vendors its own copy of click; its parser raises these (typer re-exports only a few).
 from typer._click import exceptions as parser_errors
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
@@ -32,6 +32,39 @@ def _game_help() -> str:
 def _data_help() -> str:
     kinds = " or ".join(game.data_help for game in games().values() if game.data_help)
     return f"Game data: {kinds} (default: the shipped data)."
+
+
+def _choice_text(parameter) -> str:
+    """A rules parameter's values as a person writes them: its named choices, or its range."""
+    if parameter.choices:
+        return " or ".join(name for name, _ in parameter.choices)
+    return f"{parameter.minimum} to {parameter.maximum}"
+
+
+def _default_text(parameter) -> str:
+    """A rules parameter's default as a person writes it (its name when it has one)."""
+    names = {value: name for name, value in parameter.choices}
+    return names.get(parameter.default, str(parameter.default))
+
+
+def rule_help(prefix: str = "Any rules parameter") -> str:
+    """``--rule``'s help: every game's rules parameters with their values and defaults."""
+    parts = []
+    for game in games().values():
+        if not game.rules_parameters:
+            continue
+        listed = "; ".join(f"{p.name} ({_choice_text(p)}, default {_default_text(p)})"
+                           for p in game.rules_parameters)
+        parts.append(f"{game.title}: {listed}")
+    known = f" {'. '.join(parts)}." if parts else ""
+    return f"{prefix}: NAME=VALUE (repeat).{known}"
+
+
+def players_help(prefix: str = "Number of players") -> str:
+    """``--players``' help: the prefix and every game's player range."""
+    ranges = ", ".join(f"{game.title} {game.min_players} to {game.max_players}"
+                       for game in games().values())
+    return f"{prefix} ({ranges})."
 
 
 def _data_options() -> list[str]:
@@ -50,18 +83,32 @@ GameOption = Annotated[str, typer.Option("--game", "-g", help=_game_help())]
 DataOption = Annotated[Path | None, typer.Option(*_data_options(), help=_data_help())]
 RuleOption = Annotated[
     list[str] | None,
-    typer.Option("--rule", help="Any rules parameter: NAME=VALUE (repeat)."),
+    typer.Option("--rule", metavar="<name=value>", help=rule_help()),
 ]
-PlayersOption = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
+PlayersOption = Annotated[int, typer.Option("--players", "-p", help=players_help())]
 AllowCodeOption = Annotated[
     bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
                                             "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-FairMarginOption = Annotated[
-    float, typer.Option(help="Fairness margin in percentage points: seats are fair when every "
-                             "gap between two seats' win rates is shown (simultaneous 95% "
-                             "intervals) to lie within it, unfair when one is shown to exceed "
-                             "it, undecided otherwise.", min=0.01, max=50.0)]
+FAIR_MARGIN_HELP = ("Fairness margin in percentage points: seats are fair when every gap "
+                    "between two seats' win rates is shown (simultaneous 95% intervals) to lie "
+                    "within it, unfair when one is shown to exceed it, undecided otherwise.")
+FairMarginOption = Annotated[float, typer.Option(help=FAIR_MARGIN_HELP, min=0.01, max=50.0)]
+# For sweeps: by default the margin of the sweep's own fairness stopping rule, else 2.
+SweepFairMarginOption = Annotated[
+    float | None, typer.Option("--fair-margin", help=FAIR_MARGIN_HELP + " Default: the margin of "
+                               "the sweep's seat_verdict stopping rule, else 2.", min=0.01,
+                               max=50.0)]
+
+
+def sweep_fair_margin(option: float | None, adaptive: dict | None) -> float:
+    """The fairness margin (a proportion) a sweep's results are judged with: the option (in
+    percentage points), else the sweep's own seat_verdict margin, else 2 points."""
+    if option is not None:
+        return option / 100.0
+    if adaptive and adaptive.get("metric") == "seat_verdict" and "fair_margin" in adaptive:
+        return float(adaptive["fair_margin"])
+    return 0.02
 
 
 def usage_error_line(error: parser_errors.UsageError) -> str:
@@ -72,10 +119,46 @@ def usage_error_line(error: parser_errors.UsageError) -> str:
     return f"error: {command}: {reason}"
 
 
+def tidy_placeholders(params: list) -> list:
+    """Value placeholders in ``--help`` only for options that take a value: none for flags
+    (``--json``, ``--help``), the element for repeatable options (``<str>``, not
+    ``<list[str]>``), ``<int>`` for a bounded integer (its range follows), and arguments in
+    capitals in the usage line. Options that set their own ``metavar`` keep it."""
+    for param in params:
+        if param.metavar is not None:
+            continue
+        descriptor = getattr(param, "type_descriptor", None)
+        if isinstance(param, TyperArgument):
+            param.metavar = param.name.upper()
+            if descriptor is not None and descriptor.is_list:
+                (element,) = get_args(descriptor.annotation) or (str,)
+                shown = f"<{param._bare_type(element)}>..."
+                param.display_type_rich = lambda ctx, shown=shown: shown
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif descriptor is not None and descriptor.is_list:
+            (element,) = get_args(descriptor.annotation) or (str,)
+            param.metavar = f"<{param._bare_type(element)}>"
+        elif descriptor is not None and descriptor.is_ranged:
+            param.metavar = f"<{descriptor.ranged_type_name}>"
+    return params
+
+
+class HelpTextCommand(TyperCommand):
+    """A command with the placeholders of ``tidy_placeholders`` in its ``--help``."""
+
+    def get_params(self, ctx):  # noqa: D102 - click's method
+        return tidy_placeholders(super().get_params(ctx))
+
+
 class OneLineErrorsGroup(TyperGroup):
     """The `sim` group: errors found by the command-line parser (an unknown option, a value of
     the wrong type, a folder where a file is expected) print one line on stderr and exit with 2,
     like every other user error, instead of a usage box."""
+
+    def get_params(self, ctx):  # noqa: D102 - click's method
+        return tidy_placeholders(super().get_params(ctx))
 
     def main(self, args: Any = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -140,7 +223,9 @@ def with_rules_options(command):
             names.append(parameter.name)
             option = typer.Option(parameter.option_name,
                                   help=f"{parameter.help[:1].upper()}{parameter.help[1:]} "
-                                       f"({game.title} rules parameter).")
+                                       f"({game.title} rules parameter: "
+                                       f"{_choice_text(parameter)}, default "
+                                       f"{_default_text(parameter)}).")
             extra.append(inspect.Parameter(parameter.name, inspect.Parameter.KEYWORD_ONLY,
                                            default=None, annotation=Annotated[int | None, option]))
 
@@ -191,6 +276,16 @@ def parse_rule_overrides(items: list[str]) -> dict[str, int | str]:
         except ValueError:
             rules[name.strip()] = value  # the game checks named choices
     return rules
+
+
+def announce_compiling(game: Game, *methods: str) -> None:
+    """Print one status line on stderr when calling ``game``'s ``methods`` will first compile
+    its kernels (numba's on-disk cache is cold); nothing when the cache is warm."""
+    from sim.compiling import compile_notice
+
+    notice = compile_notice(game, methods)
+    if notice is not None:
+        typer.echo(notice, err=True)
 
 
 def data_path(path: Path | None) -> str | None:

@@ -14,6 +14,7 @@ from sim.cli.options import (
     GameOption,
     PlayersOption,
     RuleOption,
+    announce_compiling,
     check_seed,
     data_path,
     resolve_lineup,
@@ -30,7 +31,8 @@ def play(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Game seed.")] = 1,
     strategy: Annotated[
         list[str],
-        typer.Option("--strategy", help="Strategy per seat (repeat), or one for all seats, "
+        typer.Option("--strategy", metavar="<strategy>",
+                     help="Strategy per seat (repeat), or one for all seats, "
                                         "e.g. greedy or name:key=value."),
     ] = ["greedy"],  # noqa: B006 - typer needs a list default here
     tiles: DataOption = None,
@@ -49,6 +51,7 @@ def play(
     rules = rules_from_options(chosen, rule_options or {}, rule)
     data = chosen.load_data(data_path(tiles))
     lineup = resolve_lineup(chosen, strategy, players)
+    announce_compiling(chosen, "play_one")
     played = chosen.play_one(data, players, rules, lineup, seed)
     typer.echo(played.text)
     if json_out is not None:

@@ -1,4 +1,4 @@
-"""``sim report``: a batch turned into a balance report (HTML, Markdown and Parquet)."""
+"""``sim report``: a batch or a sweep turned into a balance report (HTML, Markdown, Parquet)."""
 
 from __future__ import annotations
 
@@ -7,32 +7,83 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import FairMarginOption
+from sim.cli.options import SweepFairMarginOption, sweep_fair_margin
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="Batch folder written by `sim run`.",
-                                            file_okay=False)],
+    run_dir: Annotated[Path, typer.Argument(help="Batch folder written by `sim run`, or sweep "
+                                                 "folder written by `sim sweep` or `sim "
+                                                 "tune-trees`.", file_okay=False)],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Report folder (default: reports/<name of the batch "
-                                   "folder>); a folder holding another batch's report is "
-                                   "refused."),
+        typer.Option("--out", help="Report folder (default: reports/<name of the batch or "
+                                   "sweep folder>); a folder holding another batch's or "
+                                   "sweep's report is refused."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
-    fair_margin: FairMarginOption = 2.0,
+    fair_margin: SweepFairMarginOption = None,
+    point_reports: Annotated[
+        bool, typer.Option("--point-reports/--no-point-reports",
+                           help="For a sweep: also write every grid point's batch report (in "
+                                "points/ of the report folder, linked from the sweep report).")
+    ] = True,
+    card_margin: Annotated[
+        float, typer.Option(help="Card margin in points: a card (or a card kept, e.g. a nature "
+                                 "spirit) is fair when its gap to the average card is shown "
+                                 "(simultaneous 95% intervals) to lie within it, too strong or "
+                                 "too weak when shown beyond it, undecided otherwise.",
+                            min=0.0, max=100.0)] = 2.0,
 ) -> None:
-    """Turn a batch into a balance report (HTML, Markdown and Parquet).
+    """Turn a batch or a sweep into a balance report (HTML, Markdown and Parquet).
 
-    Writes report.html (self-contained, figures embedded), report.md and summary.parquet with
-    every number shown, led by the three findings that matter."""
+    A batch: report.html (self-contained, figures embedded), report.md and summary.parquet
+    with every number shown, led by the three findings that matter. A sweep: the same files
+    for the grid (each metric per point with its interval, as tables and plots, and how each
+    point stopped), with every point's own batch report linked."""
     from sim.report import build_report  # matplotlib loads only for this command
+    from sim.stats.sweep import is_sweep_folder
 
     def step(message: str) -> None:
         if not quiet:
             typer.echo(f"  {message}", err=True)
 
-    result = build_report(run_dir, out, progress=step, fair_margin=fair_margin / 100.0)
+    if is_sweep_folder(run_dir):
+        from sim.report.sweep import (
+            build_sweep_report,
+            default_sweep_report_dir,
+            format_results_table,
+        )
+        from sim.stats.sweep import open_sweep
+        from sim.tune_trees import read_preset, write_tuning_report
+
+        preset = read_preset(run_dir)
+        picks = []
+        if preset is not None:  # a tune-trees sweep: its report leads with the recommendation
+            margin = fair_margin / 100.0 if fair_margin is not None else \
+                float(preset.get("fair_margin", 0.02))
+            result, picks, _ = write_tuning_report(
+                run_dir, out if out is not None else default_sweep_report_dir(run_dir),
+                str(preset["strongest"]), margin, point_reports=point_reports, progress=step)
+        else:
+            margin = sweep_fair_margin(fair_margin, open_sweep(run_dir).adaptive)
+            result = build_sweep_report(run_dir, out, progress=step, fair_margin=margin,
+                                        point_reports=point_reports)
+        if not quiet:
+            for line in format_results_table(result.results):
+                typer.echo(line)
+            if picks:
+                typer.echo("Recommendation:")
+                for pick in picks:
+                    typer.echo(f"  {pick.sentence}")
+            typer.echo(f"report written in {result.seconds:.1f} s:")
+        typer.echo(str(result.html))
+        return
+    result = build_report(run_dir, out, progress=step,
+                          fair_margin=(fair_margin if fair_margin is not None else 2.0) / 100.0,
+                          card_margin=card_margin)
+    if result.ignored_note:
+        # Even with --quiet: a report that leaves files out says so.
+        typer.echo(f"warning: {run_dir}: {result.ignored_note}", err=True)
     if not quiet:
         typer.echo("Findings:")
         for number, finding in enumerate(result.findings, 1):

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import AllowCodeOption, DataOption, QuietOption, parse_rule_overrides
+from sim.cli.options import (
+    AllowCodeOption,
+    DataOption,
+    QuietOption,
+    parse_rule_overrides,
+    players_help,
+    rule_help,
+)
 from sim.cli.progress import run_with_progress
 from sim.config import load_config
 from sim.errors import InputError
@@ -32,18 +39,22 @@ def run(
     replicates_per_deal: Annotated[
         int | None, typer.Option(help="Override: games per deal (nested designs).")] = None,
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
-    players: Annotated[int | None, typer.Option(help="Override: number of players.")] = None,
+    players: Annotated[int | None, typer.Option(help=players_help("Override: number of players"))
+                       ] = None,
     strategy: Annotated[
         list[str] | None,
-        typer.Option("--strategy", help="Override: strategy per seat (repeat) or one for all."),
+        typer.Option("--strategy", metavar="<strategy>",
+                     help="Override: strategy per seat (repeat) or one for all."),
     ] = None,
     pool: Annotated[
         list[str] | None,
-        typer.Option("--pool", help="Override: strategies rotating through the seats (repeat)."),
+        typer.Option("--pool", metavar="<strategy>",
+                     help="Override: strategies rotating through the seats (repeat)."),
     ] = None,
     rule: Annotated[
         list[str] | None,
-        typer.Option("--rule", help="Override a rules parameter: NAME=VALUE (repeat)."),
+        typer.Option("--rule", metavar="<name=value>",
+                     help=rule_help("Override a rules parameter")),
     ] = None,
     tiles: DataOption = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
@@ -51,6 +62,11 @@ def run(
     store: Annotated[
         str | None, typer.Option(help="Override: rows (every row) or summary (aggregates).")
     ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Also keep every seat's score after each round "
+                                           "(score_trace; rows store; bigger files) for the "
+                                           "report's 'how games unfold'.")
+    ] = False,
     workers: Annotated[
         int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     backend: Annotated[
@@ -68,7 +84,7 @@ def run(
     overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
                  "seed": seed, "players": players, "shard_size": shard_size,
                  "output": str(out) if out else None, "store": store,
-                 "data_file": str(tiles) if tiles else None}
+                 "data_file": str(tiles) if tiles else None, "trace": True if trace else None}
     if strategy:
         overrides["strategies"] = list(strategy)
     if pool:

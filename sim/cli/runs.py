@@ -26,7 +26,10 @@ def stopped_points(folder: Path) -> dict[Path, str]:
             continue  # not a readable sweep: its points are listed by their own manifests
         for point in manifest.get("points", []) if isinstance(manifest, dict) else []:
             if isinstance(point, dict) and point.get("state") in STOPPED_STATES:
-                stopped[Path(str(point.get("run_dir", ""))).resolve()] = point["state"]
+                # Relative to the sweep folder (older sweeps: to where they were started).
+                run_dir = Path(str(point.get("run_dir", "")))
+                inside = path.parent / run_dir
+                stopped[(inside if inside.is_dir() else run_dir).resolve()] = point["state"]
     return stopped
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import DEFAULT_GAME
+from sim.cli.options import DEFAULT_GAME, GameOption
 from sim.errors import InputError
 from sim.games.registry import get_game
 from sim.strategy_spec import did_you_mean
@@ -17,7 +17,7 @@ def strategies(
         list[str] | None,
         typer.Argument(help="Only these strategies (registered names or module:Class).")
     ] = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="Game.")] = DEFAULT_GAME,
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """List the strategies with how they run, their parameters and a one-line description."""
     chosen = get_game(game)

@@ -7,33 +7,67 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import AllowCodeOption, QuietOption
-from sim.cli.progress import print_sweep_points, run_sweep_with_progress
-from sim.sweep import load_sweep
+from sim.cli.options import AllowCodeOption, QuietOption, SweepFairMarginOption, sweep_fair_margin
+from sim.cli.progress import run_sweep_with_progress
+from sim.errors import InputError
+from sim.sweep import load_sweep, load_sweep_folder
+
+
+def print_sweep_results(output: Path, fair_margin: float | None) -> None:
+    """The compact table of every metric per grid point (``sim.report.sweep``), then how to
+    get the full report."""
+    from sim.report.sweep import format_results_table  # matplotlib loads only now
+    from sim.stats.sweep import open_sweep, sweep_results
+
+    folder = open_sweep(output)
+    results = sweep_results(folder, sweep_fair_margin(fair_margin, folder.adaptive))
+    for line in format_results_table(results):
+        typer.echo(line)
+    typer.echo(f"Full report (plots, every point's batch report): sim report {output}")
 
 
 def sweep(
     config_file: Annotated[
         Path, typer.Argument(help="Sweep file: a config with a \\[sweep] table of axes "
-                                  "(and optionally \\[adaptive]).", dir_okay=False)],
-    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started in "
-                                                          "its output folder.")] = False,
+                                  "(and optionally \\[adaptive]); with --resume, a sweep "
+                                  "folder instead.")],
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started: "
+                                                          "`--resume DIR` finishes the sweep "
+                                                          "folder DIR where it is now, "
+                                                          "`FILE --resume` the one in the "
+                                                          "file's output folder.")] = False,
     games: Annotated[int | None, typer.Option(help="Override: games per grid point (the cap "
                                                    "in adaptive mode).")] = None,
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Also keep every seat's score after "
+                                                        "each round (score_trace) at every "
+                                                        "point.")] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+    fair_margin: SweepFairMarginOption = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,
 ) -> None:
-    """Play a grid of rules settings on common deals (one Parquet dataset, resumable)."""
+    """Play a grid of rules settings on common deals (one Parquet dataset, resumable).
+
+    Ends with a table of every grid point: games, why it stopped, mean score, win rates, seat
+    spread with the fairness verdict and shared wins, each with its 95% interval."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
-                 "shard_size": shard_size}
-    plan = load_sweep(config_file, overrides, allow_code=allow_code)
-    states = run_sweep_with_progress(plan, workers=workers, backend=backend,
-                                     scheduler=scheduler, resume=resume, quiet=quiet)
-    print_sweep_points(plan, states)
+                 "shard_size": shard_size, "trace": True if trace else None}
+    if config_file.is_dir():
+        if not resume:
+            raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "
+                             f"{config_file} to finish the sweep in it")
+        if any(value is not None for value in overrides.values()):
+            raise InputError("--resume: options that change the sweep cannot be combined with "
+                             "a sweep folder (give its sweep file instead)")
+        plan = load_sweep_folder(config_file, allow_code=allow_code)
+    else:
+        plan = load_sweep(config_file, overrides, allow_code=allow_code)
+    run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
+                            resume=resume, quiet=quiet)
+    print_sweep_results(plan.output, fair_margin)
     typer.echo(str(plan.output))

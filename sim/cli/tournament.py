@@ -12,7 +12,10 @@ import typer
 from sim.cli.options import (
     DEFAULT_GAME,
     DataOption,
+    GameOption,
+    PlayersOption,
     RuleOption,
+    announce_compiling,
     check_seed,
     data_path,
     rules_from_options,
@@ -39,7 +42,7 @@ def tournament(
                                                 "random,greedy,planner:hope=0.5,lookahead=1 "
                                                 "(an item key=value continues the previous one).")
     ] = "random,greedy",
-    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    players: PlayersOption = 4,
     games: Annotated[int, typer.Option("--games", "-n", help="Games in total (rounded up to "
                                                              "whole deals x seat rotations).")
                      ] = 2000,
@@ -53,7 +56,7 @@ def tournament(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the results to this JSON file.")
     ] = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
+    game: GameOption = DEFAULT_GAME,
     rule_options: dict[str, int] | None = None,
 ) -> None:
     """Play every strategy in every seat on the same deals and rate them.
@@ -68,6 +71,7 @@ def tournament(
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
               for text in parse_strategy_list(strategies)]
+    announce_compiling(chosen, "play_shard")
     result = run_tournament(chosen, data, players, rules, lineup, games, seed,
                             workers if workers is not None else default_workers())
     typer.echo(result.table())

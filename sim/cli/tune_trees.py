@@ -8,23 +8,22 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import FairMarginOption, QuietOption, check_seed
-from sim.cli.progress import print_sweep_points, run_sweep_with_progress
+from sim.cli.options import AllowCodeOption, FairMarginOption, QuietOption, check_seed
+from sim.cli.progress import run_sweep_with_progress
 from sim.errors import InputError
-from sim.sweep import load_sweep, sweep_from_document, sweep_rows
+from sim.sweep import load_sweep, sweep_from_document
 from sim.tune_trees import (
     BASELINE,
     parse_range,
-    recommend,
-    tree_supply_metrics,
     tune_trees_document,
+    write_preset,
     write_tuning_report,
 )
 
 
 def tune_trees(
-    players: Annotated[str, typer.Option(help="Player counts: a range 1-5 or a list 2,3,4.")
-                       ] = "1-5",
+    players: Annotated[str, typer.Option(help="Player counts, 1 to 5: a range 1-5 or a list "
+                                              "2,3,4.")] = "1-5",
     supply: Annotated[str, typer.Option(help="Trees per colour per player to try: 1-4 or "
                                              "1,2,3.")] = "1-4",
     strategies: Annotated[
@@ -48,12 +47,19 @@ def tune_trees(
                                                    "options above (configs/tune-trees.toml).")
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Sweep folder.")] = Path("runs/tune-trees"),
-    report_dir: Annotated[Path, typer.Option(help="Where the tables and heatmaps go.")
-                          ] = Path("reports/tune-trees"),
+    report_dir: Annotated[
+        Path, typer.Option(help="Report folder: the sweep report (report.html, report.md, "
+                                "summary.parquet) led by the recommendation, tune-trees.parquet "
+                                "and every point's batch report.")] = Path("reports/tune-trees"),
+    point_reports: Annotated[
+        bool, typer.Option("--point-reports/--no-point-reports",
+                           help="Also write every grid point's batch report (linked from the "
+                                "sweep report).")] = True,
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")
                       ] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
     quiet: QuietOption = False,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Recommend the tree supply per player count from a sweep.
 
@@ -61,7 +67,8 @@ def tune_trees(
     colour starvation, scores, ties and skill expression, and recommends a supply."""
     check_seed(seed)
     if config_file is not None:
-        plan = load_sweep(config_file, {"output": str(out)})
+        # A sweep file is often someone else's: the same code rule as `sim sweep`.
+        plan = load_sweep(config_file, {"output": str(out)}, allow_code=allow_code)
     else:
         pool = [s.strip() for s in strategies.split(",") if s.strip()]
         if len(pool) != 2 or BASELINE not in pool:
@@ -72,23 +79,30 @@ def tune_trees(
             parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
             strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
             fair_margin / 100.0)
-        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees")
+        # --strategies is the user's own request on the command line, like `sim run --pool`.
+        pool_option = {"pool": document.pop("pool")}
+        plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees",
+                                   pool_option)
     strongest = next(label for label in plan.points[0].config.lineup
                      if label != BASELINE)
     start = time.perf_counter()
-    states = run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
-                                     resume=resume, quiet=quiet)
-    print_sweep_points(plan, states)
-    metrics = tree_supply_metrics(sweep_rows(plan.output), strongest, fair_margin / 100.0)
-    picks = recommend(metrics)
-    total_games = int(metrics["games"].sum())
-    fewest, most = int(metrics["games"].min()), int(metrics["games"].max())
-    per_point = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
-    note = (f"{total_games:,} games in all, {per_point} per grid point; this session "
-            f"{time.perf_counter() - start:,.0f} s.")
-    report_path = write_tuning_report(metrics, picks, strongest, report_dir, note)
+    margin = fair_margin / 100.0
+    run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
+                            resume=resume, quiet=quiet)
+    write_preset(plan.output, strongest, margin)
+
+    def step(message: str) -> None:
+        if not quiet:
+            typer.echo(f"  {message}", err=True)
+
+    result, picks, note = write_tuning_report(plan.output, report_dir, strongest, margin,
+                                        point_reports=point_reports, progress=step)
+    from sim.report.sweep import format_results_table  # matplotlib is loaded by now
+
+    for line in format_results_table(result.results):
+        typer.echo(line)
     typer.echo("Recommendation:")
     for pick in picks:
         typer.echo(f"  {pick.sentence}")
-    typer.echo(note)
-    typer.echo(str(report_path))
+    typer.echo(f"{note} This session: {time.perf_counter() - start:,.0f} s.")
+    typer.echo(str(result.html))

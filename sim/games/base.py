@@ -61,11 +61,72 @@ class RulesParameter:
 
 @dataclass(frozen=True)
 class StrategyParameter:
-    """A parameter of a strategy, with its default and a one-line description."""
+    """A parameter of a strategy, with its default and a one-line description.
+
+    ``minimum`` and ``maximum`` (optional) are hard bounds: a value outside them is refused
+    wherever it is given (``name:key=value``, a parameters file, a config). ``integer`` marks a
+    count (values are rounded when tuned and must be whole when given). ``log`` says the
+    parameter acts on a ratio scale, so a tuner searches it in log space. ``search_range`` is
+    where ``sim tune-strategy`` looks: the declared ``tune_low``/``tune_high`` if given, else
+    the hard bounds, else a range around the default (a quarter to four times it on a log
+    scale, zero to twice it otherwise)."""
 
     name: str
     default: float
     help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    integer: bool = False
+    log: bool = False
+    tune_low: float | None = None
+    tune_high: float | None = None
+
+    def check(self, value: float, source: str, strategy: str) -> float:
+        """The value as a float, or an InputError naming ``source``, the strategy and this
+        parameter when it is not a finite number, not whole for an integer parameter, or out of
+        the hard bounds."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(f"{source}: strategy '{strategy}': parameter '{self.name}' must be "
+                             f"a number, got {value!r}")
+        value = float(value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError(f"{source}: strategy '{strategy}': parameter '{self.name}' must be "
+                             f"a finite number, got {value}")
+        if self.integer and not value.is_integer():
+            raise InputError(f"{source}: strategy '{strategy}': parameter '{self.name}' must be "
+                             f"a whole number, got {_format_number(value)}")
+        low = -float("inf") if self.minimum is None else self.minimum
+        high = float("inf") if self.maximum is None else self.maximum
+        if not low <= value <= high:
+            raise InputError(f"{source}: strategy '{strategy}': parameter '{self.name}' = "
+                             f"{_format_number(value)} is out of range "
+                             f"{_format_bound(self.minimum)}..{_format_bound(self.maximum)}")
+        return value
+
+    def search_range(self) -> tuple[float, float]:
+        """(low, high) of the range a tuner searches (see the class docstring)."""
+        default = float(self.default)
+        if self.log and default > 0:
+            low, high = default / 4.0, default * 4.0
+        elif default > 0:
+            low, high = 0.0, 2.0 * default
+        elif default < 0:
+            low, high = 2.0 * default, 0.0
+        else:
+            low, high = 0.0, 1.0
+        if self.minimum is not None:
+            low = max(low, self.minimum)
+        if self.maximum is not None:
+            high = min(high, self.maximum)
+        if self.tune_low is not None:
+            low = self.tune_low
+        if self.tune_high is not None:
+            high = self.tune_high
+        return low, high
+
+
+def _format_bound(value: float | None) -> str:
+    return "" if value is None else _format_number(value)
 
 
 @dataclass(frozen=True)
@@ -94,6 +155,35 @@ class StrategySpec:
 
 def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class CardColumns:
+    """Where a game's rows keep the cards each player took from a face-up offer (for the
+    report's card balance). Every field but the nouns names a list column of the rows store
+    with one entry per card taken, in the order taken."""
+
+    noun: str  # what a card is called, e.g. "animal card"
+    cards: str  # card ids
+    rounds: str  # round (0-based) in which each was taken
+    offers: str  # list of lists: the card ids face up when it was taken (itself among them)
+    completed: str  # bool: finished (every cube placed, every goal met)
+    points: str  # points the card gave its holder
+    progress: str = ""  # what was placed on each card (e.g. cubes), "" when nothing is
+    progress_noun: str = ""  # e.g. "cube"
+
+
+@dataclass(frozen=True)
+class DraftColumns:
+    """Where a game's rows keep a card dealt face down and chosen from (e.g. one of two bonus
+    cards kept), for the report's draft-card balance."""
+
+    noun: str  # e.g. "nature spirit"
+    dealt: str  # array column: the card ids a player was dealt
+    kept: str  # the card id kept (0 when the player kept none)
+    bonus: str  # points the kept card gave
+    # The rules parameter that turns the cards on (its rows with 0 have none), "" when always on.
+    enabled_by: str = ""
 
 
 @dataclass
@@ -128,6 +218,23 @@ class Game(ABC):
     # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
     played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
+    # How long a first run compiles the game's kernels on a quiet machine (e.g. "about 2
+    # minutes"), for the status line shown before it; empty: no estimate.
+    compile_time: str = ""
+    # True when ``play_shard(..., trace=True)`` adds the ``score_trace`` column
+    # (``sim.games.columns.TRACE_COLUMN``): every seat's score after each ``trace_step``.
+    supports_trace: bool = False
+    trace_step: str = "round"  # what one step of the trace is called ("round", "turn")
+    # A column with the turns each player played, when games vary in length ("" when fixed).
+    length_column: str = ""
+
+    def card_columns(self) -> CardColumns | None:
+        """The columns of the cards taken from a face-up offer, or None for a game without."""
+        return None
+
+    def draft_columns(self) -> DraftColumns | None:
+        """The columns of the cards dealt and kept, or None for a game without."""
+        return None
 
     def default_rules(self) -> dict[str, int]:
         """Every rules parameter at its default."""
@@ -173,6 +280,8 @@ class Game(ABC):
 
         Returns columns with one row per (game, seat), game-major: at least ``seat``,
         ``score``, ``rank`` and ``win``; the runner adds ids, seeds and the strategy names.
+        A game with ``supports_trace`` also takes ``trace=False``; with ``trace=True`` it adds
+        the ``score_trace`` list column.
         """
 
     @abstractmethod
@@ -228,6 +337,14 @@ class Game(ABC):
         --profile``): where the time goes, as ``sim.loops.profiling.PhaseTimes`` lines. The
         normal kernel carries no timers; built-in lineups only."""
         raise InputError(f"--profile: {self.title} has no instrumented loop")
+
+    def cached_kernels(self, method: str) -> tuple:
+        """The numba dispatchers (compiled with ``cache=True``) that the method named ``method``
+        (``"play_shard"``, ``"play_one"`` or ``"final_drawings"``) compiles on a first run for a
+        lineup of built-in strategies. ``sim.compiling`` reads their on-disk cache index, without
+        compiling, to say before a long first compile that it is compiling; empty for a game
+        whose compile is not worth a word."""
+        return ()
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each lineup-specific loop variant built in this process (None

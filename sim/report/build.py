@@ -20,6 +20,7 @@ from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
 from sim.report import plots
+from sim.report.cards import card_blocks, card_figures, card_summary_rows, draft_blocks
 from sim.report.document import (
     Block,
     Bullets,
@@ -32,9 +33,12 @@ from sim.report.document import (
     render_markdown,
 )
 from sim.report.findings import choose_findings, findings_rule, format_p_value, verdict_text
+from sim.report.skill import skill_blocks, skill_figures, skill_summary_rows
 from sim.report.summary_table import summary_table
+from sim.report.unfolding import unfolding_blocks, unfolding_figures, unfolding_summary_rows
 from sim.stats.analysis import BatchAnalysis, analyse_batch
 from sim.stats.batch import open_batch
+from sim.stats.cards import CARD_MARGIN
 from sim.stats.seats import FAIR_MARGIN
 
 FIGURE_DIR = "figures"
@@ -52,6 +56,7 @@ class ReportResult:
     summary_parquet: Path
     findings: list[str]
     seconds: float
+    ignored_note: str | None = None  # the batch's files left out (stray or damaged), one line
 
 
 # --- number formatting -------------------------------------------------------------------------
@@ -103,6 +108,13 @@ def _toml_value(value) -> str:
     return json.dumps(str(value))  # a JSON string is a valid TOML basic string
 
 
+def reproducing_output(config: dict) -> str:
+    """The output folder of the reproducing config: the recorded one, or, for a batch whose
+    manifest keeps its output relative to itself (``.``), the default ``runs/<name>``."""
+    output = str(config.get("output", "."))
+    return output if output not in (".", "") else f"runs/{config.get('name', 'batch')}"
+
+
 def reproducing_config(manifest: dict) -> str | None:
     """The TOML config that makes ``sim run`` play the same games as the batch (the same
     fields, so the same config hash and seeds), or None when the manifest records no
@@ -116,7 +128,13 @@ def reproducing_config(manifest: dict) -> str | None:
     lineup = list(config["lineup"])
     if not config["rotate"] and len(set(lineup)) == 1:
         lineup = lineup[:1]
-    lines = [f"name = {_toml_value(config['name'])}",
+    lines = []
+    kept = dict(config.get("strategy_files") or {})
+    if kept:
+        # Strategy files are named as written; the batch keeps the code it played.
+        copies = ", ".join(f"{written} -> {copy}" for written, copy in sorted(kept.items()))
+        lines.append(f"# strategy files (the batch folder's copies): {copies}")
+    lines += [f"name = {_toml_value(config['name'])}",
              f"game = {_toml_value(config['game'])}",
              f"players = {config['players']}",
              f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
@@ -124,9 +142,13 @@ def reproducing_config(manifest: dict) -> str | None:
              f"replicates_per_deal = {config['replicates_per_deal']}",
              f"seed = {config['seed']}",
              f"shard_size = {config['shard_size']}",
-             f"output = {_toml_value(config['output'])}",
+             f"output = {_toml_value(reproducing_output(config))}",
              f"store = {_toml_value(config['store'])}"]
+    if config.get("trace"):
+        lines.append("trace = true")
     if config.get("data_file") and game.data_option:
+        if not Path(config["data_file"]).is_absolute():
+            lines.append("# relative to the batch folder, which keeps a copy of the data played")
         lines.append(f"{game.data_option} = {_toml_value(config['data_file'])}")
     rules = config.get("rules") or {}
     if rules:
@@ -177,7 +199,8 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
     if "seed" in config:
         design += f"; master seed {config['seed']}"
     data_file = config.get("data_file")
-    data = (f"{data_file}" if data_file else f"the shipped default {game.data_help or 'data'}")
+    data = (f"{data_file}" if data_file else
+            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
     rows = [("Game", f"{game.title} ({game.name})"),
             ("Players", ", ".join(str(p) for p in player_counts)
              + f" (the game allows {game.min_players} to {game.max_players})"),
@@ -198,14 +221,15 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
                                   "config (a synthetic batch)"))
         return [Table(("What was played", ""), tuple(rows))]
     rows.append(("Reproduce", f"sim run {CONFIG_FILE} (the config below, written beside this "
-                              f"report as {CONFIG_FILE}); then sim report {config['output']}"))
+                              f"report as {CONFIG_FILE}); then sim report "
+                              f"{reproducing_output(config)}"))
     return [Table(("What was played", ""), tuple(rows)),
             Monospace(f"{CONFIG_FILE}: the config that plays these games again", toml)]
 
 
 def _summary_blocks(findings: list[str], game: str) -> list[Block]:
     return [Heading("Summary: the findings that matter"), Bullets(tuple(findings), ordered=True),
-            Paragraph(findings_rule(set(get_game(game).column_docs())))]
+            Paragraph(findings_rule(set(get_game(game).column_docs()), get_game(game)))]
 
 
 def _win_rate_cell(row: dict) -> str:
@@ -559,6 +583,9 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, 
         "convergence": plots.convergence(analysis.running, players, rules),
         "categories": plots.category_points(analysis.categories, players, rules),
     }
+    drawn.update(card_figures(analysis, panel))
+    drawn.update(unfolding_figures(analysis, panel))
+    drawn.update(skill_figures(analysis, panel))
     return {name: png for name, png in drawn.items() if png is not None}
 
 
@@ -601,7 +628,8 @@ def check_report_dir(out_dir: Path, identity: dict) -> None:
 
 def build_report(run_dir: Path, out_dir: Path | None = None,
                  progress: Callable[[str], None] | None = None,
-                 fair_margin: float = FAIR_MARGIN) -> ReportResult:
+                 fair_margin: float = FAIR_MARGIN,
+                 card_margin: float = CARD_MARGIN) -> ReportResult:
     """Build the report of the batch in ``run_dir``.
 
     Writes ``report.html`` (self-contained, figures embedded), ``report.md`` (figures in
@@ -611,7 +639,7 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     is refused (``InputError``), never overwritten. ``progress`` receives one short
     message per step. Raises ``sim.errors.InputError`` for a missing or invalid batch folder,
     manifest or shard. ``fair_margin`` (a proportion) is the margin of the seats' fairness
-    verdict.
+    verdict, ``card_margin`` (points) that of the cards' verdicts.
     """
     start = time.perf_counter()
 
@@ -623,7 +651,7 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else default_report_dir(batch.run_dir)
     identity = batch_identity(batch)
     check_report_dir(out_dir, identity)
-    analysis = analyse_batch(batch, step, fair_margin)
+    analysis = analyse_batch(batch, step, fair_margin, card_margin)
     panel = analysis.main_panel()
     findings = choose_findings(analysis)
 
@@ -632,7 +660,9 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     blocks = (_heading_blocks(analysis) + _summary_blocks(findings, batch.game)
               + _score_blocks(analysis, figures) + _seat_blocks(analysis, figures, panel)
               + _category_blocks(analysis, figures)
-              + _strategy_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
+              + card_blocks(analysis, figures) + draft_blocks(analysis, figures)
+              + _strategy_blocks(analysis, figures) + skill_blocks(analysis, figures)
+              + unfolding_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
               + _convergence_blocks(analysis, figures) + _notable_blocks(analysis)
               + _notes_blocks(analysis))
     title = f"Balance report: {batch.name}"
@@ -649,7 +679,12 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
         write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)
     write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR))
     buffer = io.BytesIO()
-    summary_table(analysis).write_parquet(buffer)
+    summary = summary_table(analysis)
+    sections = [*card_summary_rows(analysis), *unfolding_summary_rows(analysis),
+                *skill_summary_rows(analysis)]
+    pl.concat([summary, *(part.select(summary.columns) for part in sections)]).write_parquet(
+        buffer)
     write_bytes_atomic(parquet_path, buffer.getvalue())
     return ReportResult(html=html_path, markdown=markdown_path, summary_parquet=parquet_path,
-                        findings=findings, seconds=time.perf_counter() - start)
+                        findings=findings, seconds=time.perf_counter() - start,
+                        ignored_note=batch.ignored_note)

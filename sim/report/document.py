@@ -48,7 +48,14 @@ class Monospace:
     text: str
 
 
-Block = Heading | Paragraph | Bullets | Table | Figure | Monospace
+@dataclass(frozen=True)
+class Links:
+    """A list of links to files beside the report: (text, HTML target, Markdown target)."""
+
+    items: tuple[tuple[str, str, str], ...]
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure | Monospace | Links
 
 STYLE_SHEET = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1200px;
@@ -155,6 +162,10 @@ def render_html(title: str, blocks: list[Block]) -> str:
             parts.append(f"<figure><img alt=\"{html.escape(block.caption)}\" "
                          f"src=\"data:image/png;base64,{data}\"><figcaption>"
                          f"{html.escape(block.caption)}</figcaption></figure>")
+        elif isinstance(block, Links):
+            items = "".join(f"<li><a href=\"{html.escape(target, quote=True)}\">"
+                            f"{html.escape(text)}</a></li>" for text, target, _ in block.items)
+            parts.append(f"<ul>{items}</ul>")
         elif isinstance(block, Monospace):
             parts.append(f"<figure><figcaption>{html.escape(block.caption)}</figcaption>"
                          f"<pre>{html.escape(block.text)}</pre></figure>")
@@ -187,6 +198,8 @@ def render_markdown(title: str, blocks: list[Block], figure_dir: str) -> str:
             parts.append("\n".join(lines))
         elif isinstance(block, Figure):
             parts.append(f"![{block.caption}]({figure_dir}/{block.name}.png)\n\n*{block.caption}*")
+        elif isinstance(block, Links):
+            parts.append("\n".join(f"- [{text}]({target})" for text, _, target in block.items))
         elif isinstance(block, Monospace):
             parts.append(f"{block.caption}\n\n```text\n{block.text}\n```")
     return "\n\n".join(parts) + "\n"

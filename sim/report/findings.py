@@ -6,13 +6,20 @@ most games, and the first three that the batch can answer are reported, whether 
 
 1. Is any seat favoured? (largest win-rate gap between seats, simultaneous interval, fairness
    verdict against a stated margin)
-2. Does one strategy beat another? (head-to-head in shared games, else the mean-score gap)
-3. How much of a player's score does the deal decide? (intraclass correlation over replays)
-4. Which removed tile moves the score most? (Bonferroni-significant tile effects)
-5. What is a light tile drawn worth? (the mean curve by light tiles drawn; a slope only when a
+2. Is a card out of line? (a card taken from the offer shown too strong or too weak against
+   the card margin; asked only when one is)
+3. Is a card kept out of line? (e.g. a nature spirit shown too strong or too weak; the same)
+4. Does one strategy beat another? (head-to-head in shared games, else the mean-score gap)
+5. How much of a player's score does the deal decide? (intraclass correlation over replays)
+6. How much does skill matter? (the strategy's share of the score's variance, the ladder)
+7. Does the early leader just win? (the halfway leader's win rate, lead changes; traced
+   batches)
+8. Which removed tile moves the score most? (Bonferroni-significant tile effects)
+9. What is a light tile drawn worth? (the mean curve by light tiles drawn; a slope only when a
    straight line fits)
-6. What is holding the construction token once more worth? (game and seat held fixed)
-7. How precise is the mean score, and how many games would +-0.1 point need?
+10. What is holding the construction token once more worth? (game and seat held fixed)
+11. Which cards are strongest and weakest, when none is out of line? (the same for cards kept)
+12. How precise is the mean score, and how many games would +-0.1 point need?
 
 A finding claims a difference only when its interval (simultaneous where the difference was
 picked as the largest of several) excludes zero; otherwise it says that no difference is
@@ -25,21 +32,35 @@ from __future__ import annotations
 import polars as pl
 from scipy import stats
 
+from sim.games.registry import get_game
 from sim.stats.analysis import BatchAnalysis
 
 
-def findings_rule(columns: set[str]) -> str:
+def findings_rule(columns: set[str], game=None) -> str:
     """The rule that chose the findings, in words, naming only the questions a game with these
-    result ``columns`` can ask (no removed tiles or construction token for a game without
-    them)."""
-    questions = ["is a seat favoured", "does one strategy beat another",
-                 "how much of a score the deal decides"]
+    result ``columns`` (and the card and trace hooks of ``game``) can ask (no removed tiles or
+    construction token for a game without them)."""
+    cards = game.card_columns() if game is not None else None
+    draft = game.draft_columns() if game is not None else None
+    questions = ["is a seat favoured"]
+    if cards is not None:
+        questions.append(f"is an {cards.noun} out of line" if cards.noun[0] in "aeiou"
+                         else f"is a {cards.noun} out of line")
+    if draft is not None:
+        questions.append(f"is a {draft.noun} out of line")
+    questions += ["does one strategy beat another", "how much of a score the deal decides",
+                  "how much skill matters"]
+    if game is not None and game.supports_trace:
+        questions.append("does the early leader just win (batches with the score trace)")
     if "removed_tiles_mask" in columns:
         questions.append("which removed tile matters most")
     if "light_tiles_drawn" in columns:
         questions.append("what a light tile is worth")
     if "tree_phases_as_token_holder" in columns:
         questions.append("what an extra turn with the construction token is worth")
+    for spec in (cards, draft):
+        if spec is not None:
+            questions.append(f"which {spec.noun}s are strongest and weakest")
     questions.append("how precise the mean score is")
     return (
         "The summary answers, in this order, the first three of these questions that the batch "
@@ -254,8 +275,141 @@ def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
             f"{row['games_needed']:,} games.")
 
 
-QUESTIONS = (seat_finding, strategy_finding, deal_finding, tile_finding, light_finding,
-             token_finding, precision_finding)
+def _card_noun(analysis: BatchAnalysis, draft: bool) -> str:
+    game = get_game(analysis.batch.game)
+    spec = game.draft_columns() if draft else game.card_columns()
+    return spec.noun if spec is not None else "card"
+
+
+def _card_sentence(row: dict, noun: str, flagged: bool) -> str:
+    gap, low, high = (row["score_vs_average"], row["score_vs_average_low"],
+                      row["score_vs_average_high"])
+    effect_half = max(row["score_effect_high"] - row["score_effect"],
+                      row["score_effect"] - row["score_effect_low"])
+    words = {"strong": "is too strong", "weak": "is too weak"}.get(row["verdict"], "")
+    head = (f"{noun.capitalize()} {row['card']} {words}: it" if flagged
+            else f"{noun.capitalize()} {row['card']}")
+    return (f"{head} adds {row['score_effect']:.1f} points (±{effect_half:.1f}) to its holder, "
+            f"{abs(gap):.1f} (±{max(high - gap, gap - low):.1f}) "
+            f"{'more' if gap >= 0 else 'less'} than the average {noun}")
+
+
+def card_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """A card taken from the offer shown too strong or too weak (the largest gap)."""
+    effects = _panel(analysis.card_effects, players, rules)
+    if effects is None:
+        return None
+    flagged = effects.filter(pl.col("verdict").is_in(["strong", "weak"]))
+    if flagged.is_empty():
+        return None
+    noun = _card_noun(analysis, draft=False)
+    row = flagged.sort(pl.col("score_vs_average").abs(), descending=True).row(0, named=True)
+    others = flagged.height - 1
+    return (_card_sentence(row, noun, True)
+            + f" (simultaneous 95% interval, beyond the ±{row['margin']:g}-point margin)"
+            + (f"; {others} more {noun}{'s are' if others > 1 else ' is'} out of line"
+               if others else "") + ".")
+
+
+def draft_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """A card kept (e.g. a nature spirit) shown too strong or too weak."""
+    effects = _panel(analysis.draft_effects, players, rules)
+    if effects is None:
+        return None
+    flagged = effects.filter(pl.col("verdict").is_in(["strong", "weak"]))
+    if flagged.is_empty():
+        return None
+    noun = _card_noun(analysis, draft=True)
+    row = flagged.sort(pl.col("score_effect").abs(), descending=True).row(0, named=True)
+    half = max(row["score_effect_high"] - row["score_effect"],
+               row["score_effect"] - row["score_effect_low"])
+    words = "too strong" if row["verdict"] == "strong" else "too weak"
+    return (f"{noun.capitalize()} {row['card']} is {words}: its keeper scores "
+            f"{abs(row['score_effect']):.1f} points (±{half:.1f}) "
+            f"{'more' if row['score_effect'] >= 0 else 'fewer'} than with the average {noun}, "
+            f"against the others at the table with seat and strategy held fixed (simultaneous "
+            f"95% interval, beyond the ±{row['margin']:g}-point margin)"
+            + (f"; {flagged.height - 1} more out of line" if flagged.height > 1 else "") + ".")
+
+
+def skill_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """The strategy's share of the score's variance, and the ladder's ends."""
+    split = _panel(analysis.variance_split, players, rules)
+    if split is None:
+        return None
+    rows = {r["component"]: r for r in split.iter_rows(named=True)}
+    strategy, deal = rows["strategy"], rows["deal"]
+    text = (f"Skill: the strategy accounts for {100 * max(strategy['share'], 0):.1f}% (95% CI "
+            f"{percent_range(max(strategy['share_low'], 0), strategy['share_high'])}) of the "
+            f"variance of a player's score and the deal for {100 * max(deal['share'], 0):.1f}% "
+            f"({percent_range(max(deal['share_low'], 0), deal['share_high'])}), in "
+            f"{_players_text(players, rules)}")
+    ladder = _panel(analysis.ladder, players, rules)
+    if ladder is not None:
+        ladder = ladder.sort("place")
+        weakest, strongest = ladder.row(0, named=True), ladder.row(ladder.height - 1, named=True)
+        text += (f"; on the ladder {strongest['strategy']} is rated "
+                 f"{strongest['rating'] - weakest['rating']:.0f} Elo points above "
+                 f"{weakest['strategy']}")
+    return text + "."
+
+
+def unfolding_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """How often the halfway leader wins, and how often the lead changes."""
+    if analysis.unfolding is None:
+        return None
+    summary = _panel(analysis.unfolding["summary"], players, rules)
+    if summary is None or summary["halfway_leader_win_rate"][0] is None:
+        return None
+    row = summary.row(0, named=True)
+    step = get_game(analysis.batch.game).trace_step
+    rate, low, high = (row["halfway_leader_win_rate"], row["halfway_leader_win_rate_low"],
+                       row["halfway_leader_win_rate_high"])
+    return (f"The leader at halfway goes on to win {100 * rate:.1f}% (95% CI "
+            f"{percent_range(low, high)}) of {_players_text(players, rules)}, against "
+            f"{100 / players:.0f}% for a seat with no information; the lead changes "
+            f"{row['lead_changes']:.2f} times per game and the winner takes the lead for good "
+            f"after {step} {row['decisive_step']:.1f} on average (of {row['steps_mean']:.1f}).")
+
+
+def card_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """The strongest and weakest card when none is out of line."""
+    effects = _panel(analysis.card_effects, players, rules)
+    if effects is None:
+        return None
+    noun = _card_noun(analysis, draft=False)
+    ranked = effects.sort(["score_vs_average", "card"], descending=[True, False])
+    margin = ranked["margin"][0]
+    undecided = ranked.filter(pl.col("verdict") == "undecided").height
+    return (f"No {noun} is shown out of line against ±{margin:g} points "
+            f"({undecided} of {ranked.height} undecided): the strongest, "
+            + _card_sentence(ranked.row(0, named=True), noun, False)
+            + "; the weakest, " + _card_sentence(ranked.row(ranked.height - 1, named=True),
+                                                  noun, False) + ".")
+
+
+def draft_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
+    """The strongest and weakest card kept when none is out of line."""
+    effects = _panel(analysis.draft_effects, players, rules)
+    if effects is None:
+        return None
+    noun = _card_noun(analysis, draft=True)
+    ranked = effects.sort(["score_effect", "card"], descending=[True, False])
+    top, bottom = ranked.row(0, named=True), ranked.row(ranked.height - 1, named=True)
+
+    def half(row):
+        return max(row["score_effect_high"] - row["score_effect"],
+                   row["score_effect"] - row["score_effect_low"])
+
+    return (f"No {noun} is shown out of line against ±{top['margin']:g} points: the keeper of "
+            f"{noun} {top['card']} scores {top['score_effect']:+.1f} (±{half(top):.1f}) points "
+            f"against the average {noun}, of {noun} {bottom['card']} "
+            f"{bottom['score_effect']:+.1f} (±{half(bottom):.1f}).")
+
+
+QUESTIONS = (seat_finding, card_alarm_finding, draft_alarm_finding, strategy_finding,
+             deal_finding, skill_finding, unfolding_finding, tile_finding, light_finding,
+             token_finding, card_overview_finding, draft_overview_finding, precision_finding)
 
 
 def choose_findings(analysis: BatchAnalysis, count: int = 3) -> list[str]:

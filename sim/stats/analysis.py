@@ -14,6 +14,15 @@ import polars as pl
 
 from sim.games.registry import get_game
 from sim.stats.batch import Batch
+from sim.stats.cards import (
+    CARD_MARGIN,
+    card_descriptives,
+    card_effects,
+    compare_settings,
+    draft_descriptives,
+    draft_effects,
+    read_card_rows,
+)
 from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import convergence_units, games_needed, running_estimates
 from sim.stats.scores import distributions, pooled_histogram, score_histogram
@@ -25,7 +34,9 @@ from sim.stats.seats import (
     strategy_mix_is_balanced,
     token_table,
 )
+from sim.stats.skill import ladder, read_skill_rows, variance_split
 from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.unfolding import game_lengths, read_trace_rows, unfolding_tables
 from sim.stats.units import cluster_units
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 
@@ -58,6 +69,21 @@ class BatchAnalysis:
     light_fit: pl.DataFrame | None = None
     notable: pl.DataFrame | None = None
     categories: pl.DataFrame | None = None
+    # Cards taken from a face-up offer and cards dealt and kept (games that record them).
+    cards: pl.DataFrame | None = None
+    card_effects: pl.DataFrame | None = None
+    card_settings: pl.DataFrame | None = None
+    drafts: pl.DataFrame | None = None
+    draft_effects: pl.DataFrame | None = None
+    draft_settings: pl.DataFrame | None = None
+    card_margin: float = CARD_MARGIN
+    # How games unfold (batches with the score trace) and how long they last.
+    unfolding: dict[str, pl.DataFrame] | None = None
+    game_length: pl.DataFrame | None = None
+    game_length_counts: pl.DataFrame | None = None
+    # How much skill matters (batches with several strategies).
+    ladder: pl.DataFrame | None = None
+    variance_split: pl.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
 
     def main_panel(self) -> tuple[int, str]:
@@ -79,10 +105,12 @@ def _read_rows(batch: Batch) -> pl.LazyFrame:
 
 
 def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
-                  fair_margin: float = FAIR_MARGIN) -> BatchAnalysis:
+                  fair_margin: float = FAIR_MARGIN,
+                  card_margin: float = CARD_MARGIN) -> BatchAnalysis:
     """Compute every section of the report for ``batch``; ``progress`` gets a short message as
     each section starts. ``fair_margin`` is the seat-gap margin (a proportion) within which
-    seats count as fair."""
+    seats count as fair; ``card_margin`` the gap to the average card (points) within which a
+    card counts as fair."""
 
     def step(message: str) -> None:
         if progress is not None:
@@ -97,9 +125,11 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
         notes.append("This batch kept the summary store (score histograms), so head-to-head "
                      "results, the deal's share of the variance and the sections particular to the "
                      "game need a batch run with the rows store.")
-    if batch.status != "complete":
+    if batch.ignored_note:
+        notes.append(f"Files left out of this report: {batch.ignored_note}.")
+    if batch.status != "complete" or len(batch.shard_files) < batch.manifest["shards_total"]:
         notes.append(f"The batch is {batch.status}: {len(batch.shard_files)} of "
-                     f"{batch.manifest.get('shards_total', '?')} shards are finished and reported.")
+                     f"{batch.manifest['shards_total']} shards are finished and reported.")
 
     step("score distributions")
     histogram = score_histogram(batch, rows)
@@ -160,6 +190,9 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
             notes.append("Tile impact needs the column removed_tiles_mask, which this batch "
                          "does not have.")
 
+    if rows is not None:
+        _game_sections(analysis, batch, rows, step, card_margin)
+
     notable = batch.scan_notable()
     if notable is not None:
         try:
@@ -169,3 +202,53 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
             notes.append(f"The drawings in {batch.run_dir / 'notable'} could not be read "
                          f"({reason}).")
     return analysis
+
+
+def _non_empty(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    return frame if frame is not None and not frame.is_empty() else None
+
+
+def _game_sections(analysis: BatchAnalysis, batch: Batch, rows: pl.LazyFrame,
+                   step: Callable[[str], None], card_margin: float) -> None:
+    """The sections a game's own columns allow: card balance, how games unfold (score trace),
+    game length and, with several strategies, how much skill matters."""
+    game = get_game(batch.game)
+    analysis.card_margin = card_margin
+    cards, draft = game.card_columns(), game.draft_columns()
+    frame = read_card_rows(batch, cards, draft) if (cards or draft) else None
+    if frame is not None and cards is not None and cards.cards in frame.columns:
+        step("card balance")
+        analysis.cards = _non_empty(card_descriptives(frame, cards))
+        analysis.card_effects = _non_empty(card_effects(frame, cards, card_margin))
+        if analysis.card_effects is not None:
+            analysis.card_settings = _non_empty(compare_settings(analysis.card_effects,
+                                                                 "score_effect"))
+    if frame is not None and draft is not None and draft.kept in frame.columns \
+            and (frame[draft.kept] > 0).any():
+        step(f"{draft.noun}s")
+        analysis.drafts = _non_empty(draft_descriptives(frame, draft))
+        analysis.draft_effects = _non_empty(draft_effects(frame, draft, card_margin))
+        if analysis.draft_effects is not None:
+            analysis.draft_settings = _non_empty(compare_settings(analysis.draft_effects,
+                                                                  "score_effect"))
+    del frame
+    traces = read_trace_rows(batch) if game.supports_trace else None
+    if traces is not None:
+        step("how games unfold")
+        tables = unfolding_tables(traces)
+        analysis.unfolding = tables if not tables["summary"].is_empty() else None
+        del traces
+    elif game.supports_trace:
+        analysis.notes.append("How games unfold (lead changes, the leader's chances, comebacks, "
+                              "when games are decided) needs the score trace: run the batch "
+                              "with --trace (or trace = true in its config).")
+    lengths = game_lengths(batch, game.length_column)
+    if lengths is not None:
+        analysis.game_length, analysis.game_length_counts = lengths
+    strategies = analysis.distributions.filter(pl.col("seat").is_null())
+    if strategies.group_by(["players", "rules"]).agg(pl.col("strategy").n_unique())[
+            "strategy"].max() >= 2:
+        step("how much skill matters")
+        skill_rows = read_skill_rows(rows)
+        analysis.ladder = _non_empty(ladder(skill_rows))
+        analysis.variance_split = _non_empty(variance_split(skill_rows))

@@ -1,12 +1,15 @@
 """A batch folder as the reports see it: the manifest and lazy scans of its Parquet files.
 
-The layout and columns are fixed by ``docs/schema.md``. Only files under their final names
-(``shard-*.parquet``) are read: the runner renames a file into place once it is whole.
+The layout and columns are fixed by ``docs/schema.md``. The shards read are the ones the
+manifest records as finished, each file checked against its recorded size and SHA-256
+(``sim.store.check_shards``), never the files a folder happens to hold: a stray copy or a
+damaged file is left out and named in ``Batch.ignored_note``. Code of your own that reads a
+batch should do the same: ``open_batch(RUN_DIR).scan()`` (polars), ``.to_pandas()`` or the
+verified file list ``.shard_files``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,10 +17,11 @@ from typing import Any
 import polars as pl
 
 from sim.errors import InputError
+from sim.files import read_user_json
 from sim.games.registry import games
+from sim.store import check_shards, shard_dir
 
 STORES = ("rows", "summary")
-SHARD_PATTERN = "shard-*.parquet"
 
 # Columns the runner writes for every game (docs/schema.md); each game documents its own extras
 # (``Game.column_docs`` in the game registry).
@@ -36,7 +40,8 @@ GROUP_COLUMNS = ("players", "rules", "strategy", "seat")
 
 @dataclass(frozen=True)
 class Batch:
-    """An opened batch: its folder, manifest fields and the shard files present."""
+    """An opened batch: its folder, manifest fields and the files of its finished shards (in
+    shard order; checked against the manifest), with a line saying what was left out."""
 
     run_dir: Path
     manifest: dict[str, Any]
@@ -48,6 +53,7 @@ class Batch:
     columns: tuple[str, ...]
     rules_parameters: tuple[str, ...]
     varying_rules: tuple[str, ...]
+    ignored_note: str | None = None
 
     @property
     def is_rows(self) -> bool:
@@ -80,8 +86,12 @@ class Batch:
             frame = frame.with_columns(rules_label(self.varying_rules))
         return frame
 
+    def to_pandas(self, columns: list[str] | None = None):
+        """The finished shards as one pandas DataFrame (``columns`` as in ``scan``)."""
+        return self.scan(columns).collect().to_pandas()
+
     def scan_by_shard(self, columns: list[str]) -> pl.LazyFrame:
-        """The ``columns`` of every shard with a ``shard`` column: the file's position in name
+        """The ``columns`` of every shard with a ``shard`` column: the file's position in shard
         order (shards are played in that order). No ``rules`` label is added."""
         frames = [
             pl.scan_parquet(path).select(columns).with_columns(pl.lit(index).alias("shard"))
@@ -125,10 +135,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     path = run_dir / "manifest.json"
     if not path.is_file():
         raise InputError(f"{path}: missing (is {run_dir} a batch folder written by sim run?)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: not valid JSON ({error})") from None
+    manifest = read_user_json(path, "batch manifest")
     if not isinstance(manifest, dict):
         raise InputError(f"{path}: expected a JSON object at the top level")
     format_version = _manifest_field(manifest, path, "format", int)
@@ -140,7 +147,43 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise InputError(f"{path}: field 'name': {name!r} cannot name a report folder")
     _manifest_field(manifest, path, "game", str, tuple(games()))
     _manifest_field(manifest, path, "store", str, STORES)
+    total = _manifest_field(manifest, path, "shards_total", int)
+    if total < 1:
+        raise InputError(f"{path}: field 'shards_total': must be at least 1, got {total}")
+    _check_config(manifest, path)
     return manifest
+
+
+# The config fields a report shows, with their types (a synthetic batch records others).
+_CONFIG_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "game": str, "players": int, "lineup": list, "rotate": bool, "games": int,
+    "deals": int, "replicates_per_deal": int, "replicates": int, "seed": int,
+    "shard_size": int, "output": str, "store": str, "rules": dict,
+    "data_file": (str, type(None)), "data_digest": str, "tags": dict,
+}
+
+
+def _check_config(manifest: dict[str, Any], path: Path) -> None:
+    """The recorded config, when there is one, holds what the report reads from it."""
+    config = manifest.get("config")
+    if config is None:
+        return
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: field 'config': expected an object, got {config!r:.60}")
+    for key, kind in _CONFIG_TYPES.items():
+        if key not in config:
+            continue
+        value = config[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise InputError(f"{path}: field 'config.{key}': damaged (got {value!r:.60})")
+    if not all(isinstance(label, str) for label in config.get("lineup", [])):
+        raise InputError(f"{path}: field 'config.lineup': damaged (labels must be strings)")
+    for key in ("rules", "tags"):
+        for name, value in config.get(key, {}).items():
+            if not isinstance(value, int | float | str) or (key == "rules" and (
+                    not isinstance(value, int) or isinstance(value, bool))):
+                raise InputError(f"{path}: field 'config.{key}.{name}': damaged "
+                                 f"(got {value!r:.60})")
 
 
 def _read_schema(path: Path) -> pl.Schema:
@@ -157,20 +200,24 @@ def _check_columns(path: Path, schema: pl.Schema, required: tuple[str, ...]) -> 
             raise InputError(f"{path}: column '{column}': missing")
 
 
-def open_batch(run_dir: str | Path) -> Batch:
-    """Open the batch in ``run_dir``: check the manifest and find its shard files.
+def open_batch(run_dir: str | Path, check_hash: bool = True) -> Batch:
+    """Open the batch in ``run_dir``: check the manifest and take its finished shards from it.
 
-    Raises ``InputError`` (one line: file, field, reason) when the folder, the manifest, a field
-    or a required column is missing or invalid, or when no shard is finished yet.
+    Every file of a shard is checked against the size (and, with ``check_hash``, the SHA-256)
+    the manifest records; a shard with a missing or damaged file and a file the manifest does not
+    record are left out, and ``Batch.ignored_note`` says so in one line. Raises ``InputError``
+    (one line: file, field, reason) when the folder, the manifest, a field or a required column
+    is missing or invalid, or when no shard is finished.
     """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
     store = manifest["store"]
-    shard_dir = run_dir / ("shards" if store == "rows" else "summary")
-    shard_files = tuple(sorted(shard_dir.glob(SHARD_PATTERN)))
+    checked = check_shards(run_dir, manifest, check_hash)
+    shard_files = tuple(checked.result_files(run_dir, store))
     if not shard_files:
-        raise InputError(f"{shard_dir}: no finished shard ({SHARD_PATTERN}) for the "
-                         f"{store} store named in manifest.json field 'store'")
+        note = checked.note(limit=1)
+        raise InputError(f"{run_dir / shard_dir(store)}: no finished shard recorded in "
+                         f"manifest.json for the {store} store" + (f" ({note})" if note else ""))
     required = REQUIRED_ROW_COLUMNS if store == "rows" else REQUIRED_SUMMARY_COLUMNS
     # Footers only: cheap even for hundreds of shards, and a damaged file is named here rather
     # than failing halfway through the statistics.
@@ -187,11 +234,12 @@ def open_batch(run_dir: str | Path) -> Batch:
                  | set(SUMMARY_VALUE_COLUMNS))
         rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
     varying = _varying_columns(shard_files, rules_parameters)
-    notable_files = tuple(sorted((run_dir / "notable").glob(SHARD_PATTERN)))
+    notable_files = tuple(checked.notable_files(run_dir))
     return Batch(run_dir=run_dir, manifest=manifest, name=manifest["name"],
                  game=manifest["game"], store=store, shard_files=shard_files,
                  notable_files=notable_files, columns=tuple(schema),
-                 rules_parameters=rules_parameters, varying_rules=varying)
+                 rules_parameters=rules_parameters, varying_rules=varying,
+                 ignored_note=checked.note())
 
 
 def _varying_columns(files: tuple[Path, ...], columns: tuple[str, ...]) -> tuple[str, ...]:

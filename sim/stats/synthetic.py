@@ -26,6 +26,7 @@ import numpy as np
 import polars as pl
 
 from sim.files import write_text_atomic
+from sim.store import file_record
 
 LIGHT_TILES = (2, 8, 10, 12, 15, 19, 22, 25)  # the shipped Legendary Forests set's light tiles
 
@@ -251,11 +252,17 @@ def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
     (run_dir / "notable").mkdir(parents=True, exist_ok=True)
     rows_per_shard = design.games_per_shard * design.players
     shard_count = -(-rows.height // rows_per_shard)
+    shard_files = {}
     for shard in range(shard_count):
         part = rows.slice(shard * rows_per_shard, rows_per_shard)
         stored = part if design.store == "rows" else summarise_rows(part)
-        stored.write_parquet(store_dir / f"shard-{shard:06d}.parquet", compression="zstd")
-        notable_rows(part).write_parquet(run_dir / "notable" / f"shard-{shard:06d}.parquet")
+        result = store_dir / f"shard-{shard:06d}.parquet"
+        notable = run_dir / "notable" / f"shard-{shard:06d}.parquet"
+        stored.write_parquet(result, compression="zstd")
+        notable_rows(part).write_parquet(notable)
+        # Recorded as the runner records them: only files the manifest lists are read.
+        shard_files[str(shard)] = [file_record(run_dir, path, path.read_bytes())
+                                   for path in (result, notable)]
     config = {key: value for key, value in asdict(design).items()
               if key not in ("name", "game", "store", "status")}
     config["tile_points"] = {str(k): v for k, v in design.tile_points.items()}
@@ -273,6 +280,7 @@ def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
         "shards_total": shard_count,
         "shard_size": design.games_per_shard,
         "shards_done": list(range(shard_count)),
+        "shard_files": shard_files,
         "timings": {},
         "status": design.status,
     }

@@ -46,15 +46,18 @@ def test_recommendation_follows_its_rule():
     picks = {pick.players: pick for pick in recommend(metrics)}
     assert set(picks) == {2, 3, 4, 5, 6}
     assert (picks[2].supply, picks[2].decided) == (2, True)
-    assert "1 was ruled out as not fair and not unstarved" in picks[2].sentence
+    assert "1 was ruled out as unfair (a seat gap shown above 2 pp) and starved" \
+        in picks[2].sentence
     assert (picks[3].supply, picks[3].decided) == (3, True)
-    assert "2 was ruled out as not keeps skill" in picks[3].sentence
+    assert "2 was ruled out as losing skill" in picks[3].sentence
     assert (picks[4].supply, picks[4].decided) == (None, False)
-    assert "undecided on fair" in picks[4].sentence
+    assert "undecided on fairness" in picks[4].sentence
+    assert "until it is decided, no larger supply (2) can be recommended" in picks[4].sentence
     assert (picks[5].supply, picks[5].decided) == (None, True)
     assert "no supply tried meets all three" in picks[5].sentence
     assert (picks[6].supply, picks[6].decided) == (None, False)
-    assert "undecided on unstarved" in picks[6].sentence
+    assert "undecided on starvation" in picks[6].sentence
+    assert picks[6].sentence.endswith("play more games at this point.")
     # The thresholds are the rule's: a stricter starvation limit moves 2 players to supply 3.
     stricter = {pick.players: pick for pick in recommend(metrics, max_starvation=0.03)}
     assert stricter[2].supply == 3
@@ -103,14 +106,29 @@ def test_tune_trees_end_to_end(tmp_path):
     result = runner.invoke(app, [
         "tune-trees", "--players", "1-3", "--supply", "1,3", "--strategies", "random,greedy",
         "--games", "400", "--shard-size", "200", "--out", str(tmp_path / "sweep"),
-        "--report-dir", str(tmp_path / "report"), "--workers", "1", "--quiet"])
+        "--report-dir", str(tmp_path / "report"), "--workers", "1", "--quiet",
+        "--no-point-reports"])
     assert result.exit_code == 0, result.output
     assert "2 players:" in result.output and "3 players:" in result.output
-    report = (tmp_path / "report" / "tune-trees.md").read_text()
+    # The strongest strategy is named, the games per point are said once when equal.
+    assert "random's edge over greedy" in result.output
+    assert "2,400 games in all, 400 per grid point." in result.output
+    # The sweep report, led by the recommendation, with the tree-supply figures embedded.
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert report.startswith("# Tree supply tuning")
+    assert report.index("## Recommendation") < report.index("## Every grid point")
     assert "| 1 | 1 | 400 |" in report
-    for metric in ("seat_spread", "skill", "starvation_constrained"):
-        assert (tmp_path / "report" / f"heatmap-{metric}.png").stat().st_size > 1000
+    for name in ("skill", "starvation-constrained", "starvation-no-tree"):
+        assert (tmp_path / "report" / "figures" / f"tune-trees-{name}.png").stat().st_size > 1000
+    assert "data:image/png;base64," in (tmp_path / "report" / "report.html").read_text()
     metrics = pl.read_parquet(tmp_path / "report" / "tune-trees.parquet")
     assert metrics.height == 6
     # greedy beats random at every setting with two or more players: skill below one half.
     assert (metrics.filter(pl.col("players") >= 2)["skill"] < 0.5).all()
+    # A spread cannot be negative, nor can its interval.
+    assert (metrics.filter(pl.col("players") >= 2)["seat_spread_low"] >= 0).all()
+    # `sim report` on the tune-trees sweep folder writes the same report.
+    again = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--out",
+                                str(tmp_path / "report"), "--no-point-reports", "-q"])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "report" / "report.md").read_text() == report

@@ -344,7 +344,8 @@ def test_bad_json_file(tmp_path, tileset_from_toml):
     with pytest.raises(InputError) as caught:
         load_planet(path, tileset)
     message = str(caught.value)
-    assert message.startswith(f"{path}: not valid JSON (line 1, column ")
+    assert message.startswith(f"{path}: planet file is not valid JSON (")
+    assert message.endswith("at line 1, column 41)")
     assert "\n" not in message
 
 

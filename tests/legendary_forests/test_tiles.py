@@ -123,7 +123,7 @@ def test_tileset_violations_name_file_tile_and_reason(tmp_path, text, expected):
 
 def test_bad_toml(tmp_path):
     path = write(tmp_path, "[[tiles]\nnumber = ")
-    with pytest.raises(InputError, match=r"bad_tiles\.toml: not valid TOML"):
+    with pytest.raises(InputError, match=r"bad_tiles\.toml: tile set file is not valid TOML"):
         load_tileset(path)
 
 

@@ -9,6 +9,7 @@ Needs ``/usr/bin/chromium`` (Debian package ``chromium``) and the ``playwright``
 import os
 import re
 import shutil
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,7 @@ def _open(browser, html: Path) -> dict:
         clientWidth: document.documentElement.clientWidth,
         anchors: [...document.querySelectorAll('nav.contents a')].map(a => a.hash.slice(1)),
         ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+        links: [...document.querySelectorAll('a[href]')].filter(a => !a.hash).map(a => a.href),
     })""")
     page.close()
     return {**seen, "errors": errors, "outside": outside}
@@ -88,17 +90,33 @@ def _markdown_headings(markdown: str) -> list[str]:
     return re.findall(r"^#{2,3} (.+)$", markdown, flags=re.MULTILINE)
 
 
-@pytest.mark.parametrize("batch", ["forest_dir", "harmonies_dir"])
-def test_report_renders_cleanly_in_chromium(batch, browser, request, tmp_path):
-    result = build_report(request.getfixturevalue(batch), tmp_path / "report")
-    seen = _open(browser, result.html)
-    print(f"\n{batch}: {len(seen['headings'])} headings, {seen['images']} images, scroll width "
+def _check(name: str, seen: dict, markdown: str) -> None:
+    print(f"\n{name}: {len(seen['headings'])} headings, {seen['images']} images, scroll width "
           f"{seen['scrollWidth']} px in a {seen['clientWidth']} px window, "
           f"{len(seen['errors'])} console errors, {len(seen['outside'])} outside requests")
     assert seen["errors"] == []
     assert seen["outside"] == []
     assert seen["images"] >= 3 and seen["undecoded"] == []
-    expected = _markdown_headings(result.markdown.read_text())
+    expected = _markdown_headings(markdown)
     assert [h for h in seen["headings"] if h != "Contents"] == expected
     assert set(seen["anchors"]) <= set(seen["ids"]) and len(seen["anchors"]) == len(expected)
     assert seen["scrollWidth"] <= seen["clientWidth"], "the page scrolls sideways at 1366 px"
+
+
+@pytest.mark.parametrize("batch", ["forest_dir", "harmonies_dir"])
+def test_report_renders_cleanly_in_chromium(batch, browser, request, tmp_path):
+    result = build_report(request.getfixturevalue(batch), tmp_path / "report")
+    _check(batch, _open(browser, result.html), result.markdown.read_text())
+
+
+def test_sweep_report_renders_cleanly_in_chromium(browser, sweep_report):
+    """The sweep report (heatmaps over two axes) and a per-point report it links to; every
+    link to a point's report leads to a file that exists."""
+    seen = _open(browser, sweep_report.html)
+    _check("sweep report", seen, sweep_report.markdown.read_text())
+    assert len(seen["links"]) == len(sweep_report.point_reports) == 4
+    for link in seen["links"]:
+        assert Path(urllib.parse.unquote(urllib.parse.urlparse(link).path)).is_file(), link
+    point = sweep_report.point_reports[0]
+    _check("its first point's report", _open(browser, point),
+           point.with_name("report.md").read_text())

@@ -1,5 +1,6 @@
 """build_report end to end on synthetic batches: files, content, errors."""
 
+import hashlib
 import json
 import re
 import shutil
@@ -243,11 +244,29 @@ def test_solo_games_build(tmp_path):
 
 
 def test_unreadable_drawings_do_not_stop_the_report(forest_dir, tmp_path):
+    # Recorded with its size and hash (written so by another program), yet not Parquet.
+    copy = tmp_path / "copy"
+    shutil.copytree(forest_dir, copy)
+    broken = b"broken"
+    (copy / "notable" / "shard-000000.parquet").write_bytes(broken)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["shard_files"]["0"][1].update(bytes=len(broken),
+                                           sha256=hashlib.sha256(broken).hexdigest())
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    result = build_report(copy, tmp_path / "out")
+    assert "could not be read" in result.markdown.read_text()
+    assert result.ignored_note is None
+
+
+def test_a_damaged_drawings_file_leaves_its_shard_out_and_says_so(forest_dir, tmp_path):
+    # A shard is finished only when all its files are whole: `sim run --resume` replays it.
     copy = tmp_path / "copy"
     shutil.copytree(forest_dir, copy)
     (copy / "notable" / "shard-000000.parquet").write_bytes(b"broken")
     result = build_report(copy, tmp_path / "out")
-    assert "could not be read" in result.markdown.read_text()
+    assert result.ignored_note == ("ignored 1 shard file: notable/shard-000000.parquet (size "
+                                   "differs from manifest.json)")
+    assert "Files left out of this report" in result.markdown.read_text()
 
 
 def test_two_reports_of_one_batch_are_byte_identical(forest_report, forest_dir, tmp_path):

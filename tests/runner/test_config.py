@@ -39,6 +39,9 @@ shard_size = 10
     (GOOD + 'pool = ["random"]\n', "fields 'strategies' and 'pool': give one or the other"),
     (GOOD + "deals = 7\nreplicates_per_deal = 2\n", "field 'games': 40 is not deals x"),
     ("players = [", "not valid TOML"),
+    (GOOD + "trace = 1\n", "field 'trace': expected true or false, got int 1"),
+    (GOOD + 'store = "summary"\ntrace = true\n',
+     "field 'trace': the score trace needs the rows store"),
 ])
 def test_config_errors_name_file_field_and_reason(tmp_path, text, expected):
     path = tmp_path / "bad.toml"
@@ -81,3 +84,15 @@ def test_cli_overrides_apply(tmp_path):
                                 "rules": {"trees_per_colour_per_player": 3}})
     assert config.players == 3 and config.lineup == ("random",) * 3 and config.seed == 9
     assert config.rules == {"removed_tiles": 5, "trees_per_colour_per_player": 3}
+
+
+def test_trace_is_a_config_field_and_an_option(tmp_path):
+    path = tmp_path / "traced.toml"
+    path.write_text(GOOD + "trace = true\n")
+    assert load_config(path).trace is True
+    plain = tmp_path / "plain.toml"
+    plain.write_text(GOOD)
+    assert load_config(plain).trace is False
+    assert load_config(plain, {"trace": True}).trace is True
+    with pytest.raises(InputError, match="^--trace: the score trace needs the rows store"):
+        load_config(plain, {"trace": True, "store": "summary"})

@@ -192,9 +192,11 @@ def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
     assert "--resume" in stderr
     manifest = read_manifest(run_dir)
     assert manifest["status"] == "interrupted"
-    kept = sorted(shards.glob("shard-*.parquet"))
-    assert len(kept) >= 4 and manifest["shards_done"] == sorted(
-        int(p.stem.split("-")[1]) for p in kept)
+    kept = {int(p.stem.split("-")[1]) for p in shards.glob("shard-*.parquet")}
+    done = set(manifest["shards_done"])
+    # The parent writes one shard at a time: at most the one it was writing when stopped is on
+    # disk without being recorded (it does not count, and the resume plays it again).
+    assert len(kept) >= 4 and done <= kept and len(kept - done) <= 1
     result = subprocess.run([sys.executable, "-m", "sim", "run", "--resume", str(run_dir),
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -222,3 +224,38 @@ def test_notable_games_are_replayed_from_their_seeds(tmp_path):
     token = rows.filter(pl.col("seat") == 0)
     assert (token["tree_phases_as_token_holder"]
             == (token["light_tiles_drawn"].cast(pl.Int16) + 3) // 4).all()
+
+
+TRACED_HARMONIES = """
+game = "harmonies"
+players = 3
+pool = ["greedy", "random"]
+deals = 20
+replicates_per_deal = 2
+seed = 14
+shard_size = 10
+trace = true
+[rules]
+spirits = true
+"""
+
+
+def test_traced_harmonies_cards_do_not_depend_on_workers_shard_size_or_backend(tmp_path):
+    config_path = write_config(tmp_path, TRACED_HARMONIES)
+    frames = {}
+    for label, overrides, workers, backend in (
+        ("one-worker", {"shard_size": 10}, 1, "local"),
+        ("two-workers", {"shard_size": 15}, 2, "local"),
+        ("dask", {"shard_size": 40}, 2, "dask"),
+    ):
+        config = load_config(config_path, {**overrides, "output": str(tmp_path / label)})
+        assert run_batch(config, workers=workers, backend=backend).complete
+        frames[label] = all_rows(tmp_path / label)
+    reference = frames["one-worker"]
+    for column in ("cards_taken", "card_offers", "spirits_dealt", "spirit_kept",
+                   "score_trace"):
+        assert column in reference.columns, column
+    assert (reference["score_trace"].list.last() == reference["score"]).all()
+    assert (reference["spirit_kept"] > 0).all()
+    for label, frame in frames.items():
+        assert frame.equals(reference), label

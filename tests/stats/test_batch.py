@@ -1,6 +1,9 @@
-"""Opening a batch folder: manifest checks, shard discovery, rules parameters."""
+"""Opening a batch folder: manifest checks, shards taken from the manifest (stray and damaged
+files left out and named), rules parameters."""
 
+import hashlib
 import json
+import shutil
 
 import polars as pl
 import pytest
@@ -45,6 +48,80 @@ def test_ignores_files_being_written(batch_dir):
     assert len(open_batch(batch_dir).shard_files) == 4
 
 
+def _record(run_dir, relative):
+    """Make the manifest record the file at ``relative`` as it is now (a batch whose shard was
+    written this way by the runner)."""
+    data = (run_dir / relative).read_bytes()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    for files in manifest["shard_files"].values():
+        for record in files:
+            if record["path"] == relative:
+                record.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_stray_shard_file_is_left_out_and_named(write_batch):
+    run_dir = write_batch(SMALL)
+    shutil.copy(run_dir / "shards" / "shard-000000.parquet",
+                run_dir / "shards" / "shard-000009.parquet")
+    shutil.copy(run_dir / "shards" / "shard-000001.parquet", run_dir / "shards" / "extra.parquet")
+    batch = open_batch(run_dir)
+    assert [p.name for p in batch.shard_files] == [f"shard-{i:06d}.parquet" for i in range(4)]
+    assert batch.scan(["score"]).collect().height == 160
+    assert len(batch.to_pandas(["score"])) == 160
+    note = batch.ignored_note
+    assert note.startswith("ignored 2 shard files: ") and "\n" not in note
+    assert "shards/shard-000009.parquet (not recorded in manifest.json)" in note
+    assert "shards/extra.parquet (not recorded in manifest.json)" in note
+
+
+@pytest.mark.parametrize("damage, reason", [
+    ("truncate", "size differs from manifest.json"),
+    ("flip", "content differs from manifest.json (SHA-256)"),
+    ("delete", "missing"),
+])
+def test_a_damaged_shard_is_left_out_and_named(write_batch, damage, reason):
+    run_dir = write_batch(SMALL)
+    path = run_dir / "shards" / "shard-000002.parquet"
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        path.write_bytes(bytes(data[:-5]))
+    elif damage == "flip":
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    else:
+        path.unlink()
+    batch = open_batch(run_dir)
+    assert [p.name for p in batch.shard_files] == [
+        "shard-000000.parquet", "shard-000001.parquet", "shard-000003.parquet"]
+    assert len(batch.notable_files) == 3
+    assert batch.scan(["score"]).collect().height == 120
+    assert batch.ignored_note == f"ignored 1 shard file: shards/shard-000002.parquet ({reason})"
+
+
+def test_without_the_hash_check_a_same_size_change_is_not_seen(write_batch):
+    run_dir = write_batch(SMALL)
+    path = run_dir / "notable" / "shard-000001.parquet"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert len(open_batch(run_dir, check_hash=False).shard_files) == 4
+    assert len(open_batch(run_dir).shard_files) == 3
+
+
+def test_a_batch_from_before_manifests_recorded_files_is_read_by_name(write_batch):
+    run_dir = write_batch(SMALL)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    del manifest["shard_files"]
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    shutil.copy(run_dir / "shards" / "shard-000000.parquet",
+                run_dir / "shards" / "shard-000007.parquet")
+    batch = open_batch(run_dir)
+    assert len(batch.shard_files) == 4
+    assert "records no shard files" in batch.ignored_note
+    assert "shards/shard-000007.parquet (not a shard of this batch)" in batch.ignored_note
+
+
 def test_varying_rules_parameter_becomes_a_label(write_batch):
     rows = generate_rows(SMALL)
     rows = rows.with_columns(removed_tiles=pl.when(pl.col("game_id") >= 20).then(6)
@@ -73,7 +150,7 @@ def test_missing_manifest(tmp_path):
 
 def test_invalid_json(batch_dir):
     (batch_dir / "manifest.json").write_text("{not json")
-    with pytest.raises(InputError, match=r"manifest\.json: not valid JSON"):
+    with pytest.raises(InputError, match=r"manifest\.json: batch manifest is not valid JSON"):
         open_batch(batch_dir)
 
 
@@ -96,8 +173,10 @@ def test_invalid_manifest_fields(batch_dir, changes, message):
 def test_no_finished_shard(batch_dir):
     for shard in (batch_dir / "shards").iterdir():
         shard.unlink()
-    with pytest.raises(InputError, match="no finished shard"):
+    with pytest.raises(InputError, match="no finished shard recorded in manifest.json") as caught:
         open_batch(batch_dir)
+    assert "shards/shard-000000.parquet (missing)" in str(caught.value)
+    assert "\n" not in str(caught.value)
 
 
 def test_summary_store_without_summary_folder(batch_dir):
@@ -109,14 +188,17 @@ def test_summary_store_without_summary_folder(batch_dir):
 def test_missing_column(batch_dir):
     shard = batch_dir / "shards" / "shard-000000.parquet"
     pl.read_parquet(shard).drop("win").write_parquet(shard)
+    _record(batch_dir, "shards/shard-000000.parquet")
     with pytest.raises(InputError, match="column 'win': missing"):
         open_batch(batch_dir)
 
 
 @pytest.mark.parametrize("shard", [0, 3])
-def test_damaged_shard(batch_dir, shard):
+def test_recorded_shard_that_is_not_parquet(batch_dir, shard):
+    # Recorded with its size and hash (a batch written by another program), but not Parquet.
     path = batch_dir / "shards" / f"shard-{shard:06d}.parquet"
     path.write_bytes(b"not parquet")
+    _record(batch_dir, f"shards/shard-{shard:06d}.parquet")
     with pytest.raises(InputError, match="not a readable Parquet file") as caught:
         open_batch(batch_dir)
     assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)

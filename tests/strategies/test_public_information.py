@@ -134,3 +134,46 @@ def test_compiled_strategy_reading_the_deal_does_not_compile(game, tileset, rule
     with pytest.raises(TypingError, match="draw_order"):
         game.play_shard(tileset, 2, rules, [spec], np.zeros((1, 2), np.int64),
                         np.zeros(1, np.uint64), np.ones(1, np.uint64))
+
+
+def test_expert_decides_the_same_whatever_the_unseen_tiles_hold(game, tileset, rules):
+    """``expert`` counts the unseen tiles (pile and removed together): its first turns' choices
+    are the same when the removed tiles trade places with later draws and the later draws are
+    re-ordered, i.e. it uses neither which tiles are removed nor the draw order."""
+    from sim.games.base import StrategySpec
+    from sim.games.legendary_forests.rules import deal, new_table
+    from sim.loops.legendary_forests.game import LegendaryForests
+    from sim.loops.legendary_forests.loop import new_work, play_game
+    from sim.loops.rebind import rebind
+    from sim.seeding import single_game_seeds
+
+    assert isinstance(game, LegendaryForests)
+    players, turns, removed_count = 3, 6, rules["removed_tiles"]
+    tiles = tile_arrays(tileset)
+    policies, params, _ = game._seat_arrays([StrategySpec("expert")] * players)
+
+    def decisions(swap: int | None):
+        def dealt(rng, tile_count, removed_tiles, draw_order, removed):
+            deal(rng, tile_count, removed_tiles, draw_order, removed)
+            if swap is not None:
+                later = np.random.default_rng(swap).permutation(
+                    np.concatenate([draw_order[turns:], removed[:removed_tiles]]))
+                draw_order[turns:] = later[:draw_order.shape[0] - turns]
+                removed[:removed_tiles] = later[draw_order.shape[0] - turns:]
+        from sim.games.legendary_forests.results import new_log
+
+        table = new_table(tileset.size, players, removed_count)
+        work = new_work(tileset.size, players, removed_count)
+        log = new_log(tileset.size, players, removed_count)
+        play = rebind(play_game.py_func, "play_game", {"deal": dealt})
+        deal_seed, strategy_seed = single_game_seeds(9)
+        play(tiles, table, work, log, removed_count, rules["trees_per_colour_per_player"],
+             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params[[0] * players])
+        return ([log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
+                 log.tree_colour[:turns].tolist()], sorted(log.removed[:removed_count].tolist()))
+
+    dealt_decisions, dealt_removed = decisions(None)
+    for swap in (1, 2, 3):
+        swapped_decisions, swapped_removed = decisions(swap)
+        assert swapped_removed != dealt_removed  # the probe did change the hidden split
+        assert swapped_decisions == dealt_decisions

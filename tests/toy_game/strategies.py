@@ -74,7 +74,8 @@ class GreedyStrategy(Strategy):
 
     name = "greedy"
     description = "the offer tile that adds most now"
-    parameters = (StrategyParameter("patience", 0.0, "chance of picking at random instead"),)
+    parameters = (StrategyParameter("patience", 0.0, "chance of picking at random instead",
+                                    minimum=0.0, maximum=1.0),)
     builtin = True
 
 

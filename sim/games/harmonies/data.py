@@ -9,7 +9,6 @@ defaults are the files shipped beside this module.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import InputError
+from sim.files import read_user_toml
 from sim.games.harmonies.colours import (
     BUILDING_REQUIREMENT,
     COLOUR_CODES,
@@ -146,18 +146,7 @@ class GameData:
 
 
 def _read_toml(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read file ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    return read_user_toml(path, "data file")
 
 
 def _is_int(value) -> bool:

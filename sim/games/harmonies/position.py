@@ -10,13 +10,13 @@ no scoring code with the compiled engine, so property tests can check one agains
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from sim.errors import InputError
+from sim.files import read_user_json
 from sim.games.harmonies.colours import (
     BLUE,
     BUILDING_BASE_COLOURS,
@@ -173,22 +173,7 @@ def parse_board(document: object, source: str, data: GameData) -> Board:
 
 def load_board(path: str | Path, data: GameData) -> Board:
     """Load and validate a board JSON file; one-line InputError on any fault."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: board file not found") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read board ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: board is not UTF-8 text (byte {exc.start})") from None
-    try:
-        document = json.loads(text)
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply to be a board") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return parse_board(document, str(path), data)
+    return parse_board(read_user_json(path, "board file"), str(path), data)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """What a Harmonies game records and checks: the audit of a state's invariants (for tests),
 ``record_results``, which scores a finished game into the result arrays (ranks by points then
-cubes, shared wins), and ``GameResults``, the per-game per-seat arrays of a batch.
+cubes, shared wins), the ``Recording`` of the cards each player took (when, from which face-up
+row, the cubes placed on each), the spirits dealt and the optional score trace, and
+``GameResults``, the per-game per-seat arrays of a batch.
 
 No strategy is known here: the game loop (``sim.loops.harmonies.loop``) calls these.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,11 +20,12 @@ from sim.games.harmonies.scoring import (
     CATEGORY_COUNT,
     animal_cards_completed,
     animal_cubes_placed,
+    new_scratch,
     score_player,
 )
 from sim.games.harmonies.stacking import LEGAL_STACKS
-from sim.games.harmonies.state import DRAW_BAG
-from sim.jit import compiled
+from sim.games.harmonies.state import DRAW_BAG, PROGRESS_ROUND
+from sim.jit import compiled, inlined
 
 # Audit failures (see audit_state), reported by play_game/play_games(audit=True).
 AUDIT_OK = 0
@@ -108,6 +112,97 @@ def record_results(tables, public, work, game, category_points, totals, ranks, w
         wins[game, player] = 1.0 / winners if ranks[game, player] == 1 else 0.0
 
 
+# What the loop records besides the scores, written at the points where a deal, a turn, a round
+# and a game end (``record_deal``, ``record_turn_start`` / ``record_turn_end``, ``record_round``,
+# ``record_cards``): preallocated arrays, so recording costs a few copies per turn.
+Recording = namedtuple(
+    "Recording",
+    [
+        "held_cards",  # int16[G, P, M] card indices in the order taken (a kept spirit too)
+        "held_count",  # int16[G, P] cards in held_cards
+        "cubes_placed",  # int8[G, P, M] cubes moved from each card to the board
+        "taken_round",  # int8[G, P, M] round (0-based) in which each card was taken or kept
+        "offered",  # int16[G, P, M, R] the face-up row when the card was taken (-1: empty)
+        "spirits_dealt",  # int16[G, P, 2] spirit card indices dealt (-1 without the variant)
+        "score_trace",  # int16[G, rounds, P] score after each round; [0, rounds, P] untraced
+        "row",  # int16[R] scratch: the card row when the turn being played started
+        "held_before",  # int16[1] scratch: the player's held_count when that turn started
+        "scratch",  # scoring.Scratch of the trace (never the strategies' scratch)
+        "points",  # int32[CATEGORY_COUNT] scratch of the trace
+    ],
+)
+
+
+def max_rounds(tables) -> int:
+    """An upper bound on the rounds of a game: every turn but the last ones takes a full central
+    space, whose tokens all came from the bag, and a round has a turn per seat."""
+    return tables.bag_total // tables.tokens_per_space // tables.players + 2
+
+
+def new_recording(results: GameResults, tables) -> Recording:
+    """The ``Recording`` that writes into ``results`` (scratch arrays added)."""
+    return Recording(
+        held_cards=results.held_cards, held_count=results.held_count,
+        cubes_placed=results.card_cubes, taken_round=results.taken_round,
+        offered=results.offered, spirits_dealt=results.spirits_dealt,
+        score_trace=results.score_trace,
+        row=np.full(tables.card_row, -1, dtype=np.int16),
+        held_before=np.zeros(1, dtype=np.int16),
+        scratch=new_scratch(tables.hex_count),
+        points=np.zeros(CATEGORY_COUNT, dtype=np.int32),
+    )
+
+
+@inlined
+def record_deal(hidden, game, recording):
+    """After the deal: the spirits dealt to each player (they leave the hidden state once one
+    is kept)."""
+    # Element by element: an array copy could allocate (compiled without reference counting).
+    for player in range(hidden.spirit_offers.shape[0]):
+        for slot in range(hidden.spirit_offers.shape[1]):
+            recording.spirits_dealt[game, player, slot] = hidden.spirit_offers[player, slot]
+
+
+@inlined
+def record_turn_start(public, player, recording):
+    """Before ``player``'s turn: the face-up card row (it changes only at the end of a turn)
+    and the cards the player holds."""
+    for position in range(public.card_row.shape[0]):
+        recording.row[position] = public.card_row[position]
+    recording.held_before[0] = public.held_count[player]
+
+
+@inlined
+def record_turn_end(public, game, player, recording):
+    """After ``player``'s turn: the round and the face-up row of each card taken (or spirit
+    kept) during it."""
+    for slot in range(recording.held_before[0], public.held_count[player]):
+        recording.taken_round[game, player, slot] = public.progress[PROGRESS_ROUND]
+        for position in range(recording.row.shape[0]):
+            recording.offered[game, player, slot, position] = recording.row[position]
+
+
+@compiled
+def record_round(tables, public, game, recording):
+    """After a round, when traced: every player's score if the game ended now."""
+    round_number = public.progress[PROGRESS_ROUND]
+    if recording.score_trace.shape[0] == 0 or round_number >= recording.score_trace.shape[1]:
+        return
+    for player in range(tables.players):
+        recording.score_trace[game, round_number, player] = score_player(
+            tables, public, player, recording.scratch, recording.points)
+
+
+@inlined
+def record_cards(public, game, recording):
+    """At the end of the game: every player's cards, in the order taken, and their cubes."""
+    for player in range(public.held_cards.shape[0]):
+        recording.held_count[game, player] = public.held_count[player]
+        for slot in range(public.held_cards.shape[1]):
+            recording.held_cards[game, player, slot] = public.held_cards[player, slot]
+            recording.cubes_placed[game, player, slot] = public.cubes_placed[player, slot]
+
+
 @dataclass(frozen=True)
 class GameResults:
     """Per-game, per-seat results of :func:`play_games` (first axis: game, second: seat).
@@ -123,6 +218,37 @@ class GameResults:
     cubes_placed: np.ndarray  # int16[G, P]
     cards_completed: np.ndarray  # int16[G, P]
     turns: np.ndarray  # int16[G, P]
+    # The cards (see ``Recording``): per game, seat and card slot in the order taken.
+    held_cards: np.ndarray  # int16[G, P, M] card indices (-1 past held_count)
+    held_count: np.ndarray  # int16[G, P]
+    card_cubes: np.ndarray  # int8[G, P, M]
+    taken_round: np.ndarray  # int8[G, P, M]
+    offered: np.ndarray  # int16[G, P, M, R]
+    spirits_dealt: np.ndarray  # int16[G, P, 2]
+    score_trace: np.ndarray  # int16[G, rounds, P], or [0, rounds, P] untraced
+
+
+def new_game_results(tables, games: int, trace: bool = False) -> GameResults:
+    """Zeroed result arrays for ``games`` games (``trace``: with the score trace)."""
+    players, cards = tables.players, tables.max_cards_per_player
+    per_seat = (games, players)
+    return GameResults(
+        category_points=np.zeros((*per_seat, CATEGORY_COUNT), dtype=np.int16),
+        total=np.zeros(per_seat, dtype=np.int16),
+        rank=np.zeros(per_seat, dtype=np.int8),
+        win=np.zeros(per_seat, dtype=np.float64),
+        cubes_placed=np.zeros(per_seat, dtype=np.int16),
+        cards_completed=np.zeros(per_seat, dtype=np.int16),
+        turns=np.zeros(per_seat, dtype=np.int16),
+        held_cards=np.full((*per_seat, cards), -1, dtype=np.int16),
+        held_count=np.zeros(per_seat, dtype=np.int16),
+        card_cubes=np.zeros((*per_seat, cards), dtype=np.int8),
+        taken_round=np.zeros((*per_seat, cards), dtype=np.int8),
+        offered=np.full((*per_seat, cards, tables.card_row), -1, dtype=np.int16),
+        spirits_dealt=np.full((*per_seat, 2), -1, dtype=np.int16),
+        score_trace=np.zeros((games if trace else 0, max_rounds(tables), players),
+                             dtype=np.int16),
+    )
 
 
 def raise_on_audit(codes: np.ndarray, deal_seeds: np.ndarray) -> None:

@@ -10,7 +10,6 @@ The arrays use tile *indices* (number - 1) and colour codes (``GRASS``, ``PINK``
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import InputError
+from sim.files import read_user_toml
 
 GRASS, PINK, RED, YELLOW = 0, 1, 2, 3
 COLOUR_NAMES = ("grass", "pink", "red", "yellow")
@@ -68,19 +68,7 @@ def load_tileset(path: str | Path | None = None) -> TileSet:
     the reason on any violation of the format.
     """
     path = Path(path) if path is not None else DEFAULT_TILES_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: tile set file not found") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read tile set ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: tile set is not UTF-8 text (byte {exc.start})") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
-    return parse_tileset(document, str(path))
+    return parse_tileset(read_user_toml(path, "tile set file"), str(path))
 
 
 def parse_tileset(document: dict, source: str) -> TileSet:

@@ -12,11 +12,11 @@ Conventions (RULES.md): x grows to the east, y grows to the south, so the north 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import InputError
+from sim.files import read_user_json
 from sim.games.legendary_forests.data import (
     COLOUR_CODES,
     COLOUR_NAMES,
@@ -293,22 +293,7 @@ def load_planet(path: str | Path, tileset: TileSet) -> Planet:
     A missing or unreadable file and malformed JSON also raise a one-line
     :class:`sim.errors.InputError`.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: planet file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: cannot read planet file ({error})") from None
-    try:
-        document = json.loads(text)
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply to be a planet") from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from None
-    return planet_from_json(document, tileset, str(path))
+    return planet_from_json(read_user_json(path, "planet file"), tileset, str(path))
 
 
 def planet_to_json(planet: Planet) -> dict:

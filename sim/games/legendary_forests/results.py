@@ -38,6 +38,7 @@ GameLog = namedtuple(
         "placement_rotation",  # int8[turns, P]
         "tree_colour",  # int8[turns, P] -1 no tree phase, 0 no tree possible, 1..3 colour taken
         "seat_counters",  # int32[P, COUNTER_SIZE]
+        "score_trace",  # int16[turns, P] every seat's score after each turn; [0, P] untraced
     ],
 )
 
@@ -58,12 +59,13 @@ ShardResults = namedtuple(
         "light_drawn",  # int8[G]
         "removed_mask",  # int64[G] bit (number - 1) set for each removed tile
         "draw_order",  # int8[G, turns] tile numbers in draw order
+        "score_trace",  # int16[G, turns, P] score after each turn; [0, turns, P] untraced
     ],
 )
 
 
-def new_log(tile_count: int, players: int, removed_tiles: int) -> GameLog:
-    """An empty log for one game."""
+def new_log(tile_count: int, players: int, removed_tiles: int, trace: bool = False) -> GameLog:
+    """An empty log for one game; ``trace`` keeps every seat's score after each turn."""
     turns = tile_count - 1 - removed_tiles
     return GameLog(
         draw_order=np.zeros(turns, dtype=np.int16),
@@ -72,11 +74,13 @@ def new_log(tile_count: int, players: int, removed_tiles: int) -> GameLog:
         placement_rotation=np.zeros((turns, players), dtype=np.int8),
         tree_colour=np.zeros((turns, players), dtype=np.int8),
         seat_counters=np.zeros((players, COUNTER_SIZE), dtype=np.int32),
+        score_trace=np.zeros((turns if trace else 0, players), dtype=np.int16),
     )
 
 
-def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
-    """Output arrays for ``play_games``."""
+def new_shard_results(games: int, players: int, turns: int,
+                      trace: bool = False) -> ShardResults:
+    """Output arrays for ``play_games`` (``trace``: with the per-turn score trace)."""
     per_seat = (games, players)
     return ShardResults(
         score=np.zeros(per_seat, dtype=np.int16),
@@ -93,6 +97,7 @@ def new_shard_results(games: int, players: int, turns: int) -> ShardResults:
         light_drawn=np.zeros(games, dtype=np.int8),
         removed_mask=np.zeros(games, dtype=np.int64),
         draw_order=np.zeros((games, turns), dtype=np.int8),
+        score_trace=np.zeros((games if trace else 0, turns, players), dtype=np.int16),
     )
 
 
@@ -163,3 +168,9 @@ def record_game(table, work, log, removed_tiles, game, scores, results):
     results.removed_mask[game] = mask
     for turn in range(log.draw_order.shape[0]):
         results.draw_order[game, turn] = log.draw_order[turn] + 1
+    if results.score_trace.shape[0] > 0:
+        # Element by element: an array copy could allocate (compiled without reference
+        # counting).
+        for turn in range(log.score_trace.shape[0]):
+            for player in range(log.score_trace.shape[1]):
+                results.score_trace[game, turn, player] = log.score_trace[turn, player]

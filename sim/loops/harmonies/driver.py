@@ -1,7 +1,9 @@
 """The Python game driver: one game played turn by turn, with a log of every move (for
 ``sim play``).
 
-The batch loop (``loop.play_games``) records nothing, so it pays nothing for logging. Here the
+The batch loop (``loop.play_games``) records only compact per-card arrays
+(``results.Recording``: the cards taken, when and from which face-up row, their cubes; the
+spirits dealt; optionally the score after each round), so it pays almost nothing for it. Here the
 very code of the compiled loop (``loop.play_games_kernel.py_func``, the way
 ``loop.compiled_variant`` re-binds it) runs from Python for one game with its ``play_turn``
 re-bound to a wrapper that reads every turn off the state: the same compiled pieces in the same
@@ -30,8 +32,12 @@ from sim.games.harmonies.colours import (
     RED,
     stack_code,
 )
-from sim.games.harmonies.results import GameResults, legal_stack_code_table
-from sim.games.harmonies.scoring import CATEGORY_COUNT
+from sim.games.harmonies.results import (
+    GameResults,
+    legal_stack_code_table,
+    new_game_results,
+    new_recording,
+)
 from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
 from sim.loops.harmonies.loop import (
     KernelVariant,
@@ -59,6 +65,8 @@ class TurnRecord:
     spirit: int | None = None  # card id of the spirit kept (variant, first turn)
     card: int | None = None  # card id of the animal card taken
     cubes: list[tuple[int, Position]] = field(default_factory=list)  # (card id, hex)
+    # Card ids face up when the turn started (the row a card is taken from), when one was taken.
+    offered: list[int] | None = None
 
     def to_json(self) -> dict:
         """The record as a JSON object."""
@@ -72,6 +80,7 @@ class TurnRecord:
             "spirit": self.spirit,
             "card": self.card,
             "cubes": [{"card": card, "q": p[0], "r": p[1]} for card, p in self.cubes],
+            "offered": self.offered,
         }
 
 
@@ -93,6 +102,7 @@ def _snapshot(public, seat: int) -> dict:
         "cube_heights": public.cube_heights[seat].copy(),
         "held_count": int(public.held_count[seat]),
         "cubes_placed": public.cubes_placed[seat].copy(),
+        "card_row": public.card_row.copy(),
     }
 
 
@@ -150,6 +160,7 @@ def _describe_turn(tables, public, before: dict, seat: int, space: int, round_nu
             record.spirit = int(tables.card_ids[card])
         else:
             record.card = int(tables.card_ids[card])
+            record.offered = [int(tables.card_ids[c]) for c in before["card_row"] if c >= 0]
     slots = []
     for slot in range(int(public.held_count[seat])):
         old = int(before["cubes_placed"][slot]) if slot < before["held_count"] else 0
@@ -169,12 +180,14 @@ def _describe_turn(tables, public, before: dict, seat: int, space: int, round_nu
 
 def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
                        strategy_seed: int, parameters=None,
-                       variant: KernelVariant | None = None, after_deal=None) -> RecordedGame:
+                       variant: KernelVariant | None = None, after_deal=None,
+                       trace: bool = False) -> RecordedGame:
     """Play one game with the policies of ``lineup`` (names or ids, one per seat) and their
     ``parameters`` (float[players, PARAMETER_SLOTS], None: defaults), logging every turn.
     ``positions[h]`` is the axial (q, r) of hex ``h`` of the board side played; ``variant``
     plays lineups with compiled user strategies (``loop.compiled_variant``); ``after_deal``,
-    a function ``(public, hidden)``, may change the state right after the deal (tests)."""
+    a function ``(public, hidden)``, may change the state right after the deal (tests);
+    ``trace`` records the scores after each round as the batch loop does."""
     players = tables.players
     lineup_ids = game_lineups(lineup, players, 1, variant.user_ids if variant is not None else ())
     if parameters is not None:
@@ -199,20 +212,12 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
 
     kernel = rebind(play_games_kernel.py_func, "play_games_kernel",
                     {"play_turn": recorded_turn, "deal": dealt})
-    results = GameResults(
-        category_points=np.zeros((1, players, CATEGORY_COUNT), dtype=np.int16),
-        total=np.zeros((1, players), dtype=np.int16),
-        rank=np.zeros((1, players), dtype=np.int8),
-        win=np.zeros((1, players), dtype=np.float64),
-        cubes_placed=np.zeros((1, players), dtype=np.int16),
-        cards_completed=np.zeros((1, players), dtype=np.int16),
-        turns=np.zeros((1, players), dtype=np.int16),
-    )
+    results = new_game_results(tables, 1, trace)
     audit_codes = np.zeros(1, dtype=np.int8)
     kernel(tables, public, hidden, work, lineup_ids, seat_parameters,
            np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
            False, legal_stack_code_table(), np.zeros(COLOUR_COUNT, dtype=np.int32),
            results.category_points, results.total,
            results.rank, results.win, results.cubes_placed, results.cards_completed,
-           results.turns, audit_codes)
+           results.turns, audit_codes, new_recording(results, tables))
     return RecordedGame(results=results, public=public, turns=turns)

@@ -10,6 +10,8 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import (
+    CardColumns,
+    DraftColumns,
     Game,
     PlayedGame,
     RulesParameter,
@@ -17,6 +19,7 @@ from sim.games.base import (
     StrategyInfo,
     StrategySpec,
 )
+from sim.games.columns import list_column, nested_list_column, score_trace_column
 from sim.games.harmonies.colours import COLOUR_NAMES
 from sim.games.harmonies.data import (
     DEFAULT_PATHS,
@@ -38,6 +41,8 @@ from sim.loops.harmonies.loop import (
     compiled_variant,
     play_game,
     play_games,
+    play_games_kernel,
+    play_turn,
     profile_games,
     variants,
 )
@@ -83,6 +88,21 @@ class Harmonies(Game):
     position_help = "a Harmonies board"
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
+    compile_time = "about 2 minutes"
+    supports_trace = True
+    trace_step = "round"
+    length_column = "turns"
+
+    def card_columns(self) -> CardColumns:
+        """The animal cards taken from the face-up row (``_card_columns``)."""
+        return CardColumns(noun="animal card", cards="cards_taken", rounds="card_rounds",
+                           offers="card_offers", completed="card_completed",
+                           points="card_points", progress="card_cubes", progress_noun="cube")
+
+    def draft_columns(self) -> DraftColumns:
+        """The two nature spirits dealt and the one kept (the variant)."""
+        return DraftColumns(noun="nature spirit", dealt="spirits_dealt", kept="spirit_kept",
+                            bonus="points_spirit", enabled_by="spirits")
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) plays first in every round."""
@@ -142,12 +162,16 @@ class Harmonies(Game):
         variant = compiled_variant(user_turns) if user_turns else None
         return ids, rows, variant
 
+    def cached_kernels(self, method: str) -> tuple:
+        """``play_one`` runs the turn kernel from Python; the others the shard kernel."""
+        return (play_turn,) if method == "play_one" else (play_games_kernel,)
+
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
         return {key: variant.compile_seconds[0] for key, variant in variants().items()}
 
     def play_shard_in_driver(self, data, players, rules, lineup, game_seat_strategy,
-                             deal_seeds, strategy_seeds):
+                             deal_seeds, strategy_seeds, trace=False):
         """The shard played game by game by the Python driver (the loop's own code run from
         Python, as ``sim play`` plays)."""
         tables = self.tables(data, players, rules)
@@ -156,11 +180,11 @@ class Harmonies(Game):
         positions = data.sides[SIDE_NAMES[rules["side"]]].hexes
         games = [play_recorded_game(tables, positions, ids[seats[game]], int(deal_seeds[game]),
                                     int(strategy_seeds[game]), rows[seats[game]],
-                                    variant=variant).results
+                                    variant=variant, trace=trace).results
                  for game in range(len(deal_seeds))]
         results = GameResults(*(np.concatenate([getattr(g, name) for g in games])
                                 for name in GameResults.__dataclass_fields__))
-        return self._columns(results, players, len(deal_seeds))
+        return self._columns(results, tables, len(deal_seeds), trace)
 
     def hidden_information_decisions(self, data, players, rules, lineup, seed, shuffle):
         """Seat 0's first turn (space, tokens and where they went, card, cubes) with the bag
@@ -195,19 +219,22 @@ class Harmonies(Game):
                              np.asarray(strategy_seeds, dtype=np.uint64), rows[seats])
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
-                   strategy_seeds):
-        """Play a shard in one compiled call; one row per (game, seat), game-major."""
+                   strategy_seeds, trace=False):
+        """Play a shard in one compiled call; one row per (game, seat), game-major. ``trace``
+        adds ``score_trace``: every seat's score after each round."""
         tables = self.tables(data, players, rules)
         ids, rows, variant = self._policy_ids(lineup)
         seats = np.asarray(game_seat_strategy)
         results = play_games(tables, ids[seats], np.asarray(deal_seeds, dtype=np.uint64),
                              np.asarray(strategy_seeds, dtype=np.uint64), parameters=rows[seats],
-                             variant=variant)
-        return self._columns(results, players, len(deal_seeds))
+                             variant=variant, trace=trace)
+        return self._columns(results, tables, len(deal_seeds), trace)
 
     @staticmethod
-    def _columns(results: GameResults, players: int, games: int) -> dict[str, np.ndarray]:
+    def _columns(results: GameResults, tables: EngineTables, games: int,
+                 trace: bool = False) -> dict[str, np.ndarray]:
         """The rows-store columns of a shard's results, one row per (game, seat)."""
+        players = tables.players
 
         def per_seat(array, dtype):
             return np.ascontiguousarray(array, dtype=dtype).reshape(games * players)
@@ -224,6 +251,12 @@ class Harmonies(Game):
         columns["cubes_placed"] = per_seat(results.cubes_placed, np.int8)
         columns["cards_completed"] = per_seat(results.cards_completed, np.int8)
         columns["turns"] = per_seat(results.turns, np.int8)
+        columns.update(_card_columns(results, tables))
+        if trace:
+            # [G, rounds, P] -> one list per (game, seat): its score after each round played.
+            scores = np.ascontiguousarray(results.score_trace.transpose(0, 2, 1))
+            columns["score_trace"] = score_trace_column(
+                scores.reshape(games * players, -1), results.turns.reshape(-1))
         return columns
 
     def column_docs(self) -> dict[str, str]:
@@ -239,6 +272,17 @@ class Harmonies(Game):
             "cubes_placed": "animal cubes moved to the board (the tie-break)",
             "cards_completed": "animal cards with every cube on the board",
             "turns": "turns the player played (the same for every seat of a game)",
+            "cards_taken": "ids of the animal cards the player took, in the order taken",
+            "card_rounds": "per card taken: the round (0-based) in which it was taken",
+            "card_offers": "per card taken: the ids of the cards face up when it was taken "
+                           "(itself among them)",
+            "card_cubes": "per card taken: the cubes placed on the board from it",
+            "card_completed": "per card taken: true when every cube of it was placed",
+            "card_points": "per card taken: the points it gave (its track value)",
+            "spirits_dealt": "ids of the two nature spirits dealt to the player (0 = none: "
+                             "variant off)",
+            "spirit_kept": "id of the nature spirit kept (0 = none); its bonus is "
+                           "points_spirit",
         }
 
     def _boards(self, data: GameData, tables, public, players: int, rules) -> list[Board]:
@@ -329,6 +373,38 @@ class Harmonies(Game):
         lines += [f"  {name:10s} {points[name]:4d}" for name in CATEGORY_NAMES]
         lines.append(f"total: {points['total']}")
         return ScoredFile(text="\n".join(lines), document={"side": board.side, **points})
+
+
+def _card_columns(results: GameResults, tables: EngineTables) -> dict:
+    """The cards of every (game, seat), game-major: list columns with one entry per animal card
+    taken, in the order taken, and the spirits dealt and kept (card ids, 0 for none)."""
+    held = results.held_cards
+    slots = np.arange(held.shape[2])
+    valid = slots[None, None, :] < results.held_count[:, :, None]
+    index = np.where(valid, held, 0)
+    spirit = tables.card_is_spirit[index].astype(bool) & valid
+    animal = valid & ~spirit
+    lengths = animal.sum(axis=2).reshape(-1)
+    cards = index[animal]
+    cubes = results.card_cubes[animal]
+    points = np.where(cubes > 0, tables.card_points[cards, np.maximum(cubes - 1, 0)], 0)
+    offers = results.offered[animal]
+    face_up = offers >= 0
+    kept = np.where(spirit.any(axis=2), tables.card_ids[np.where(spirit, index, 0).max(axis=2)],
+                    0)
+    dealt = results.spirits_dealt
+    return {
+        "cards_taken": list_column(tables.card_ids[cards].astype(np.int16), lengths),
+        "card_rounds": list_column(results.taken_round[animal].astype(np.int8), lengths),
+        "card_offers": nested_list_column(tables.card_ids[offers[face_up]].astype(np.int16),
+                                          face_up.sum(axis=1), lengths),
+        "card_cubes": list_column(cubes.astype(np.int8), lengths),
+        "card_completed": list_column(cubes >= tables.card_cube_count[cards], lengths),
+        "card_points": list_column(points.astype(np.int16), lengths),
+        "spirits_dealt": np.where(dealt >= 0, tables.card_ids[np.maximum(dealt, 0)], 0)
+        .astype(np.int16).reshape(-1, 2),
+        "spirit_kept": kept.astype(np.int16).reshape(-1),
+    }
 
 
 def describe_turn(turn, cards) -> str:

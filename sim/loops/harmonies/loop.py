@@ -28,10 +28,16 @@ from sim.games.harmonies.results import (
     GameResults,
     audit_state,
     legal_stack_code_table,
+    new_game_results,
+    new_recording,
     raise_on_audit,
+    record_cards,
+    record_deal,
     record_results,
+    record_round,
+    record_turn_end,
+    record_turn_start,
 )
-from sim.games.harmonies.scoring import CATEGORY_COUNT
 from sim.games.harmonies.state import (
     PROGRESS_END_TRIGGERED,
     PROGRESS_ROUND,
@@ -90,7 +96,7 @@ def play_turn(tables, public, hidden, work, lineup, player):
 @entry
 def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, deal_seeds,
                       strategy_seeds, audit, legal_codes, counts, category_points, totals, ranks,
-                      wins, cubes, completed, turns, audit_codes):
+                      wins, cubes, completed, turns, audit_codes, recording):
     """Play ``len(deal_seeds)`` games one after the other, reusing the state arrays.
 
     Game ``g``: deal with ``deal_seeds[g]``; seat ``s`` plays policy ``lineups[g, s]`` with
@@ -98,12 +104,15 @@ def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, de
     one turn per seat until a round ends with the end triggered. ``audit_codes[g]`` is AUDIT_OK
     unless ``audit`` is set and an invariant broke (the game stops at the first broken one;
     ``counts`` is int32[COLOUR_COUNT] scratch for it).
+    ``recording`` (``results.Recording``) gets the spirits dealt, each card taken (round, face-up
+    row), the cards and cubes at the end and, when traced, the scores after each round.
     One game is not a function of its own, and ``play_turn`` is pasted in (``inlined``): each
     compiled level re-optimizes everything it calls, so a shallower call chain compiles much
     faster."""
     for game in range(deal_seeds.shape[0]):
         lineup = lineups[game]
         deal(tables, public, hidden, deal_seeds[game])
+        record_deal(hidden, game, recording)
         for seat in range(tables.players):
             for slot in range(work.parameters.shape[1]):
                 work.parameters[seat, slot] = seat_parameters[game, seat, slot]
@@ -113,19 +122,23 @@ def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, de
         while code == AUDIT_OK:
             for seat in range(tables.players):
                 public.progress[PROGRESS_SEAT] = seat
+                record_turn_start(public, seat, recording)
                 play_turn(tables, public, hidden, work, lineup, seat)
+                record_turn_end(public, game, seat, recording)
                 if audit:
                     code = audit_state(tables, public, hidden, legal_codes, counts)
                     if code != AUDIT_OK:
                         break
             if code != AUDIT_OK:
                 break
+            record_round(tables, public, game, recording)
             public.progress[PROGRESS_ROUND] += 1
             if public.progress[PROGRESS_END_TRIGGERED]:
                 break
         audit_codes[game] = code
         record_results(tables, public, work, game, category_points, totals, ranks, wins, cubes,
                        completed, turns)
+        record_cards(public, game, recording)
 
 
 def policy_lineup(lineup: Sequence[int | str], players: int, user_ids=()) -> np.ndarray:
@@ -187,37 +200,30 @@ def seat_parameter_array(lineup_ids: np.ndarray, parameters) -> np.ndarray:
     return array
 
 
-def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None, variant=None):
+def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None, variant=None,
+         trace=False):
     """Play the games in one compiled call; ``lineup_ids`` is int8[games, players]; ``variant``
-    (from :func:`compiled_variant`) plays lineups with compiled user strategies."""
-    games, players = deal_array.shape[0], tables.players
+    (from :func:`compiled_variant`) plays lineups with compiled user strategies; ``trace``
+    records every seat's score after each round."""
+    games = deal_array.shape[0]
     seat_parameters = seat_parameter_array(lineup_ids, parameters)
     public, hidden = new_state(tables)
     work = new_workspace(tables)
-    results = GameResults(
-        category_points=np.zeros((games, players, CATEGORY_COUNT), dtype=np.int16),
-        total=np.zeros((games, players), dtype=np.int16),
-        rank=np.zeros((games, players), dtype=np.int8),
-        win=np.zeros((games, players), dtype=np.float64),
-        cubes_placed=np.zeros((games, players), dtype=np.int16),
-        cards_completed=np.zeros((games, players), dtype=np.int16),
-        turns=np.zeros((games, players), dtype=np.int16),
-    )
+    results = new_game_results(tables, games, trace)
     audit_codes = np.zeros(games, dtype=np.int8)
     kernel = play_games_kernel if variant is None else variant.play_games_kernel
     kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
-                      strategy_array,
-                      bool(audit), legal_stack_code_table(),
-                      np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points,
-                      results.total, results.rank, results.win, results.cubes_placed,
-                      results.cards_completed, results.turns, audit_codes)
+           strategy_array, bool(audit), legal_stack_code_table(),
+           np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
+           results.rank, results.win, results.cubes_placed, results.cards_completed,
+           results.turns, audit_codes, new_recording(results, tables))
     raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 
 
 def play_games(tables: EngineTables, lineup: Sequence[int | str] | np.ndarray, deal_seeds,
                strategy_seeds, audit: bool = False, parameters=None,
-               variant: KernelVariant | None = None) -> GameResults:
+               variant: KernelVariant | None = None, trace: bool = False) -> GameResults:
     """Play one game per pair (``deal_seeds[g]``, ``strategy_seeds[g]``) with the policies of
     ``lineup`` (one name or id per seat, or an id array [games, players]: see
     :func:`game_lineups`) in one compiled call, on one core.
@@ -225,7 +231,8 @@ def play_games(tables: EngineTables, lineup: Sequence[int | str] | np.ndarray, d
     ``parameters``: float[games, players, PARAMETER_SLOTS] strategy parameters per seat
     (default: each policy's defaults). With ``audit=True`` every state is checked after every
     turn and a broken invariant raises AssertionError (for tests; slower). ``variant`` (from
-    :func:`compiled_variant`) plays lineups with compiled user strategies."""
+    :func:`compiled_variant`) plays lineups with compiled user strategies. ``trace`` fills
+    ``score_trace`` with every seat's score after each round."""
     deal_array = _seed_array(deal_seeds, "deal_seeds")
     strategy_array = _seed_array(strategy_seeds, "strategy_seeds")
     if deal_array.shape != strategy_array.shape:
@@ -238,7 +245,7 @@ def play_games(tables: EngineTables, lineup: Sequence[int | str] | np.ndarray, d
              None if parameters is None else np.asarray(parameters)[:1], variant)
         variant.compile_seconds[0] = time.perf_counter() - start
     results, _, _, _ = _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters,
-                            variant)
+                            variant, trace)
     return results
 
 

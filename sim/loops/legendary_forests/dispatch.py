@@ -10,13 +10,14 @@ them (``Strategy.parameter_row``).
 
 from __future__ import annotations
 
-from sim.jit import inlined
+from sim.jit import compiled, inlined
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
     random_placement,
     random_tree,
 )
+from strategies.legendary_forests.expert import expert_placement, expert_tree
 from strategies.legendary_forests.planner import denier_tree, planner_placement, planner_tree
 from strategies.legendary_forests.rollout import rollout_placement, rollout_tree
 from strategies.legendary_forests.shapers import (
@@ -33,10 +34,29 @@ CLOSER = 3
 PLANNER = 4
 DENIER = 5
 ROLLOUT = 6
+EXPERT = 7
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
-              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT}
+              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT}
 PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
-USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see kernel.compiled_variant)
+USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
+
+
+# ``expert`` allocates its work arrays: called from the loop (compiled without reference
+# counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
+@compiled(refcounts=True)
+def counted_expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, scratch, preview):
+    """``expert_placement`` with reference counting."""
+    return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                            move_count, rng, scratch, preview)
+
+
+@compiled(refcounts=True)
+def counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
+                        choice_count, rng):
+    """``expert_tree`` with reference counting."""
+    return expert_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                       rng)
 
 
 @inlined
@@ -63,6 +83,9 @@ def choose_placement(policy, params, tiles, table, player, tile, move_cells, mov
     if policy == ROLLOUT:
         return rollout_placement(tiles, table, player, tile, move_cells, move_rotations,
                                  move_count, rng, scratch, preview, params[0], params[1])
+    if policy == EXPERT:
+        return counted_expert_placement(params, tiles, table, player, tile, move_cells,
+                                        move_rotations, move_count, rng, scratch, preview)
     return random_placement(move_count, rng)
 
 
@@ -87,4 +110,7 @@ def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zon
     if policy == ROLLOUT:
         return rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
                             params[0], params[1])
+    if policy == EXPERT:
+        return counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
+                                   choice_count, rng)
     return random_tree(choice_count, rng)

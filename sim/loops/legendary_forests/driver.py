@@ -212,23 +212,24 @@ def play_game(tileset, tiles, table, work, log, removed_tiles, trees_per_colour_
          np.uint64(deal_seed), np.uint64(strategy_seed), policies, params)
 
 
-def new_game_state(tile_count: int, players: int, removed_tiles: int):
-    """(table, work, log) for ``play_game``."""
+def new_game_state(tile_count: int, players: int, removed_tiles: int, trace: bool = False):
+    """(table, work, log) for ``play_game`` (``trace``: the log keeps the score trace)."""
     return (new_table(tile_count, players, removed_tiles),
             loop.new_work(tile_count, players, removed_tiles),
-            new_log(tile_count, players, removed_tiles))
+            new_log(tile_count, players, removed_tiles, trace))
 
 
 def run_shard(tileset, tiles, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
-              strategy_seeds, lineup_players, game_seat_strategy):
-    """Play a shard in Python and return the kernel's ``ShardResults``.
+              strategy_seeds, lineup_players, game_seat_strategy, trace: bool = False):
+    """Play a shard in Python and return the kernel's ``ShardResults`` (``trace``: with the
+    per-turn score trace).
 
     ``lineup_players[i]`` is a function ``seat -> SeatPlayer`` for lineup entry ``i`` (so every
     seat gets its own Python strategy instance); ``game_seat_strategy[g, p]`` indexes it."""
     tile_count = tiles.light.shape[0]
     games = len(deal_seeds)
-    table, work, log = new_game_state(tile_count, players, removed_tiles)
-    results = new_shard_results(games, players, tile_count - 1 - removed_tiles)
+    table, work, log = new_game_state(tile_count, players, removed_tiles, trace)
+    results = new_shard_results(games, players, tile_count - 1 - removed_tiles, trace)
     scores = np.zeros(players, dtype=np.int64)
     instances: dict[tuple[int, int], SeatPlayer] = {}
     for game in range(games):

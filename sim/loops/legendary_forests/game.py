@@ -13,6 +13,7 @@ from sim.games.base import (
     StrategyInfo,
     StrategySpec,
 )
+from sim.games.columns import score_trace_column
 from sim.games.legendary_forests.convert import planet_of
 from sim.games.legendary_forests.data import (
     COLOUR_NAMES,
@@ -40,6 +41,7 @@ from sim.loops.legendary_forests.loop import (
     compiled_variant,
     new_work,
     play_game,
+    play_games,
     play_one,
     profile_shard,
     run_shard,
@@ -77,6 +79,9 @@ class LegendaryForests(Game):
     position_help = "a Legendary Forests planet"
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
+    compile_time = "about a minute"
+    supports_trace = True
+    trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""
@@ -116,6 +121,11 @@ class LegendaryForests(Game):
             return KIND_COMPILED
         return KIND_BUILTIN
 
+    def cached_kernels(self, method: str) -> tuple:
+        """``play_shard`` runs the shard kernel; one game (``play_one``, ``final_drawings``)
+        the game kernel."""
+        return (play_games,) if method == "play_shard" else (play_game,)
+
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
         return {key: variant.compile_seconds[0] for key, variant in variants().items()}
@@ -149,10 +159,10 @@ class LegendaryForests(Game):
         return [factory(spec) for spec in lineup]
 
     def play_shard_in_driver(self, data, players, rules, lineup, game_seat_strategy,
-                             deal_seeds, strategy_seeds):
+                             deal_seeds, strategy_seeds, trace=False):
         """The shard played by the Python driver (the loop's own code run from Python)."""
         return self.play_shard(data, players, rules, lineup, game_seat_strategy, deal_seeds,
-                               strategy_seeds, use_driver=True)
+                               strategy_seeds, use_driver=True, trace=trace)
 
     def hidden_information_decisions(self, data, players, rules, lineup, seed, shuffle,
                                      turns=4):
@@ -200,10 +210,11 @@ class LegendaryForests(Game):
                              np.ascontiguousarray(params[game_seat_strategy]))
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
-                   strategy_seeds, use_driver=False):
+                   strategy_seeds, use_driver=False, trace=False):
         """Play a shard: built-in lineups in the cached kernel, lineups with compiled user
         strategies in a kernel variant compiled once per process and lineup, lineups with a
-        Python strategy in the Python driver (the same games, slower)."""
+        Python strategy in the Python driver (the same games, slower). ``trace`` adds the
+        ``score_trace`` column (every seat's score after each turn)."""
         check_rules_against_tiles(rules, data, "rules")
         game_seat_strategy = np.asarray(game_seat_strategy)
         kind = self.lineup_kind(lineup)
@@ -214,14 +225,15 @@ class LegendaryForests(Game):
                                        rules["trees_per_colour_per_player"],
                                        np.asarray(deal_seeds, dtype=np.uint64),
                                        np.asarray(strategy_seeds, dtype=np.uint64),
-                                       self._python_seats(lineup), game_seat_strategy)
+                                       self._python_seats(lineup), game_seat_strategy,
+                                       trace=trace)
         else:
             policies, params, user_functions = self._seat_arrays(lineup)
             variant = compiled_variant(user_functions) if kind == KIND_COMPILED else None
             results = run_shard(tile_arrays(data), players, rules["removed_tiles"],
                                 rules["trees_per_colour_per_player"], deal_seeds,
                                 strategy_seeds, policies[game_seat_strategy],
-                                params[game_seat_strategy], variant=variant)
+                                params[game_seat_strategy], variant=variant, trace=trace)
         games = len(deal_seeds)
 
         def per_seat(array):
@@ -236,7 +248,7 @@ class LegendaryForests(Game):
         seats = np.arange(players, dtype=np.int64)[None, :]
         token_phases = np.maximum(0, (light - seats + players - 1) // players).astype(np.int8)
 
-        return {
+        columns = {
             "seat": np.tile(np.arange(players, dtype=np.int8), games),
             "score": per_seat(results.score),
             "rank": per_seat(results.rank),
@@ -256,6 +268,12 @@ class LegendaryForests(Game):
             "removed_tiles_mask": per_game(results.removed_mask),
             "draw_order": per_game(results.draw_order),
         }
+        if trace:
+            # [G, turns, P] -> one list per (game, seat): that seat's score after each turn.
+            columns["score_trace"] = score_trace_column(
+                np.ascontiguousarray(results.score_trace.transpose(0, 2, 1)).reshape(
+                    games * players, -1))
+        return columns
 
     def column_docs(self) -> dict[str, str]:
         return {

@@ -41,6 +41,7 @@ from sim.games.legendary_forests.rules import (
     new_table,
     pass_construction_token,
     place_tile,
+    planet_score,
     reset_table,
     tree_phase_seat,
 )
@@ -141,6 +142,9 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
                 log.tree_colour[turn, player] = colour
             pass_construction_token(table)
         table.status[STATUS_TURN] = turn + 1
+        if log.score_trace.shape[0] > 0:
+            for player in range(players):
+                log.score_trace[turn, player] = planet_score(table, player)
 
 
 @entry
@@ -228,19 +232,20 @@ def compiled_variant(user_functions) -> KernelVariant:
 
 def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
               strategy_seeds, game_seat_policy, game_seat_params=None,
-              variant: KernelVariant | None = None) -> ShardResults:
+              variant: KernelVariant | None = None, trace: bool = False) -> ShardResults:
     """Allocate everything for one shard and play it (the Python entry point of the kernel).
 
     ``variant`` (from ``compiled_variant``) plays lineups with compiled user strategies; by
     default the cached kernel with the built-ins runs. A variant's first call is timed alone on
     one game, so its compile time is known (``variant.compile_seconds[0]``) and stays out of
-    the per-game cost."""
+    the per-game cost. ``trace`` also records every seat's score after each turn
+    (``results.score_trace``)."""
     tile_count = tileset_arrays.light.shape[0]
     games = len(deal_seeds)
     table = new_table(tile_count, players, removed_tiles)
     work = new_work(tile_count, players, removed_tiles)
-    log = new_log(tile_count, players, removed_tiles)
-    results = new_shard_results(games, players, tile_count - 1 - removed_tiles)
+    log = new_log(tile_count, players, removed_tiles, trace)
+    results = new_shard_results(games, players, tile_count - 1 - removed_tiles, trace)
     if game_seat_params is None:
         game_seat_params = np.zeros((games, players, PARAMETER_SLOTS), dtype=np.float64)
     arguments = (np.asarray(deal_seeds, dtype=np.uint64),

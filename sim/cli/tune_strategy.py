@@ -1,0 +1,160 @@
+"""``sim tune-strategy``: tune a strategy's declared parameters by self-play on common deals."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from sim.cli.options import (
+    DEFAULT_GAME,
+    DataOption,
+    QuietOption,
+    RuleOption,
+    check_seed,
+    data_path,
+    rules_from_options,
+    with_rules_options,
+)
+from sim.errors import InputError
+from sim.games.registry import get_game
+from sim.tune_strategy import (
+    OBJECTIVES,
+    PARAMETERS_FILE,
+    REPORT_FILE,
+    check_output_folder,
+    make_settings,
+    run_tuning,
+)
+
+
+@with_rules_options
+def tune_strategy(
+    strategy: Annotated[
+        str | None, typer.Argument(help="The strategy to tune, at the values the search starts "
+                                        "from: a name (its defaults), name:key=value,... or "
+                                        "name@params.toml.")] = None,
+    field: Annotated[
+        str, typer.Option("--field", help="The opponents: 'self' (the strategy at its starting "
+                                          "values) or strategies, e.g. greedy,planner.")
+    ] = "self",
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per trial (every trial "
+                                                             "plays the same deals and seat "
+                                                             "rotations).")] = 2000,
+    trials: Annotated[int | None, typer.Option("--trials", "-t", help="Trials (trial 0 is the "
+                                                                      "start; default 40; on "
+                                                                      "--resume, may be "
+                                                                      "raised).")] = None,
+    parameters: Annotated[
+        str | None, typer.Option("--parameters", help="Only these parameters, comma-separated "
+                                                      "(default: every declared one).")] = None,
+    objective: Annotated[
+        str, typer.Option("--objective", help="What a trial maximises: head-to-head (how often "
+                                              "it outscores the field at the same table), "
+                                              "margin (its mean score minus the field's) or "
+                                              "score.")] = "head-to-head",
+    reevaluate: Annotated[int, typer.Option("--reevaluate", help="Best trials played again on "
+                                                                 "fresh deals at the end.")] = 3,
+    reevaluate_games: Annotated[
+        int, typer.Option("--reevaluate-games", help="Games per re-evaluated trial (0: twice "
+                                                     "--games).")] = 0,
+    final_games: Annotated[
+        int, typer.Option("--final-games", help="Games of the final head-to-head of tuned "
+                                                "against start (0: four times --games).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed (deals and the "
+                                                           "sampler).")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Output folder (default: "
+                                                           "runs/tune-STRATEGY).")] = None,
+    resume: Annotated[
+        Path | None, typer.Option("--resume", help="Go on with the run in this folder (its "
+                                                   "stored settings; --trials may be raised).")
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
+                                                                 "do not depend on it.")] = 1,
+    tiles: DataOption = None,
+    rule: RuleOption = None,
+    game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
+    quiet: QuietOption = False,
+    rule_options: dict[str, int] | None = None,
+) -> None:
+    """Tune a strategy's declared parameters by self-play (optuna CMA-ES).
+
+    Every trial plays the same deals and seat rotations against the field (common random
+    numbers); the best trials are re-evaluated on fresh deals, and the chosen values meet the
+    starting values head to head on a third set of deals. Writes OUT/tuned.toml (use it as
+    --strategy NAME@OUT/tuned.toml in any command), OUT/report.md and OUT/progress.png; the
+    optimiser's state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and
+    --resume OUT goes on with the same trials."""
+    check_seed(seed)
+    if workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    command = "sim " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+    if resume is not None:
+        if strategy is not None:
+            raise InputError("--resume: give the folder only (its settings are stored there), "
+                             "not a STRATEGY")
+        folder = resume
+        settings = check_output_folder(folder, None, resume=True)
+        if trials is not None and trials != settings.trials:
+            settings = replace(settings, trials=trials)
+    else:
+        if strategy is None:
+            raise InputError("STRATEGY: name the strategy to tune (or --resume FOLDER)")
+        chosen = get_game(game)
+        rules = rules_from_options(chosen, rule_options or {}, rule)
+        names = [p.strip() for p in parameters.split(",") if p.strip()] if parameters else None
+        if objective not in OBJECTIVES:
+            raise InputError(f"--objective: '{objective}' is not one of "
+                             f"{', '.join(OBJECTIVES)}")
+        settings = make_settings(chosen.name, strategy, field, players, rules, data_path(tiles),
+                                 games, 40 if trials is None else trials, seed, objective,
+                                 names, reevaluate, reevaluate_games, final_games, command)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
+        folder = out or Path(f"runs/tune-{safe}")
+        check_output_folder(folder, settings, resume=False)
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn()]
+    bar = Progress(*columns, disable=quiet, transient=False)
+    task = bar.add_task(f"tuning {settings.strategy}", total=1)
+
+    def update(done: int, total: int, status: str) -> None:
+        bar.update(task, completed=done, total=total,
+                   description=f"{settings.strategy}: {status}")
+
+    try:
+        with bar:
+            result = run_tuning(settings, folder, workers=workers, progress=update)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished trials are kept; go on with "
+                   f"`sim tune-strategy --resume {folder}`", err=True)
+        raise typer.Exit(130) from None
+    chosen_row = next(row for row in result.reevaluated if row["chosen"])
+    typer.echo(f"{result.settings.strategy}: {len(result.trials)} trials; chosen: "
+               f"{chosen_row['label']}")
+    for name in result.settings.tuned:
+        typer.echo(f"  {name} = {result.best_values[name]:.6g} (start "
+                   f"{result.settings.start[name]:.6g})")
+    if chosen_row["trial"] is not None:
+        typer.echo(f"  gain over start on fresh deals: {chosen_row['gain']:+.4g} "
+                   f"({chosen_row['gain_low']:+.4g} to {chosen_row['gain_high']:+.4g}, "
+                   f"simultaneous 95% CI) in {result.settings.objective}")
+    if result.final is not None:
+        typer.echo(f"  final head-to-head, tuned vs start: "
+                   f"{100 * result.final['head_to_head']:.1f}% ± "
+                   f"{100 * result.final['head_to_head_ci']:.1f}% (95% CI)")
+    typer.echo(f"wrote {folder / PARAMETERS_FILE} and {folder / REPORT_FILE}")

@@ -1,0 +1,46 @@
+"""Saying so before a long first compile: whether a game's kernels are in numba's on-disk cache.
+
+A game's compiled kernels take a minute or two to compile the first time; numba then keeps them
+on disk (``NUMBA_CACHE_DIR``, see ``sim/__init__.py``) and later runs load them at once. The game
+names the kernels each of its methods runs (``Game.cached_kernels``); this module reads their
+cache index files, as numba itself would before compiling (same file, same check of the source
+file's stamp), so it can tell a cold cache from a warm one without compiling anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sim.games.base import Game
+
+
+def kernel_is_cached(dispatcher) -> bool:
+    """True when numba's on-disk cache holds at least one compiled version of ``dispatcher``
+    (a function compiled with ``cache=True``) that numba would load: its index file exists,
+    was written by this numba version and matches the source file's current stamp. A
+    dispatcher without an on-disk cache counts as cached (there is nothing to warn about)."""
+    cache = getattr(dispatcher, "_cache", None)
+    index = getattr(cache, "_cache_file", None)
+    if index is None:  # numba's NullCache: compiled in memory every run, not a first-run cost
+        return True
+    try:
+        # numba's own reader: {} when the file is missing, stale or from another numba.
+        return bool(index._load_index())
+    except Exception:  # noqa: BLE001 - an unreadable index means numba recompiles too
+        return False
+
+
+def kernels_are_cached(dispatchers: Iterable) -> bool:
+    """True when every dispatcher of ``dispatchers`` is in the on-disk cache."""
+    return all(kernel_is_cached(dispatcher) for dispatcher in dispatchers)
+
+
+def compile_notice(game: Game, methods: Iterable[str]) -> str | None:
+    """The status line to show before calling ``game``'s ``methods`` (``"play_shard"``,
+    ``"play_one"``, ``"final_drawings"``) when one of their kernels must be compiled first, or
+    None when the cache is warm (or the game names no kernels)."""
+    kernels = [kernel for method in methods for kernel in game.cached_kernels(method)]
+    if not kernels or kernels_are_cached(kernels):
+        return None
+    estimate = f", {game.compile_time}" if game.compile_time else ""
+    return f"compiling the {game.title} kernels (first run only{estimate})..."

@@ -1,0 +1,74 @@
+"""Number formatting shared by the report's sections: values, counts, intervals, and a rules
+setting in the names the game gives its values."""
+
+from __future__ import annotations
+
+import math
+
+
+def number(value, digits: int = 2) -> str:
+    """``1,234.57``; a dash for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def signed(value, digits: int = 1) -> str:
+    """``+1.2`` / ``-0.4``; a dash for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:+,.{digits}f}"
+
+
+def count(value) -> str:
+    """``12,345``; a dash for a missing value."""
+    return "–" if value is None else f"{int(value):,}"
+
+
+def with_ci(value, low, high, digits: int = 2) -> str:
+    """``value (low to high)``."""
+    return f"{number(value, digits)} ({number(low, digits)} to {number(high, digits)})"
+
+
+def percent(value, digits: int = 1) -> str:
+    """A proportion as ``12.3%``."""
+    return "–" if value is None else f"{number(100 * value, digits)}%"
+
+
+def percent_ci(value, low, high, digits: int = 1) -> str:
+    """Proportions as ``12.3% (10.1–14.5%)``."""
+    if value is None:
+        return "–"
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return f"{number(100 * value, digits)}% (too few deals for an interval)"
+    return (f"{number(100 * value, digits)}% ({number(100 * low, digits)}–"
+            f"{number(100 * high, digits)}%)")
+
+
+def half_width(value, low, high) -> float:
+    """The larger distance from an estimate to the ends of its interval (the ± shown)."""
+    return max(value - low, high - value)
+
+
+def article(noun: str) -> str:
+    """``a card`` / ``an animal card``."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+def setting_text(game, rules: str) -> str:
+    """A rules label (``side=1, spirits=0``) in the words of the game's parameters
+    (``side B, spirits false``); "" stays "the rules played"."""
+    if not rules:
+        return "the rules played"
+    parameters = {p.name: p for p in game.rules_parameters}
+    parts = []
+    for item in rules.split(", "):
+        name, _, value = item.partition("=")
+        parameter = parameters.get(name)
+        names = {number_: text for text, number_ in parameter.choices} if parameter else {}
+        try:
+            shown = names.get(int(value), value)
+        except ValueError:
+            shown = value
+        parts.append(f"{name} {shown}")
+    return ", ".join(parts)

@@ -1,0 +1,696 @@
+"""``build_sweep_report``: a sweep folder in, ``report.html``, ``report.md`` and
+``summary.parquet`` out, with each grid point's own batch report under ``points/``.
+
+The same look and rules as the batch report (``sim.report.build``): one self-contained HTML
+page, Markdown with its figures beside it, every number in a Parquet file, files written
+atomically, the same bytes for the same sweep. The statistics come from ``sim.stats.sweep``;
+the figures from ``sim.report.sweep_plots``. ``results_table`` is also what ``sim sweep`` prints
+at the end.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import polars as pl
+
+from sim.errors import InputError
+from sim.files import write_bytes_atomic, write_text_atomic
+from sim.games.registry import get_game
+from sim.report.build import FIGURE_DIR, IDENTITY_FILE, _lineup_text, _toml_value, build_report
+from sim.report.cards import sweep_card_blocks
+from sim.report.document import (
+    Block,
+    Bullets,
+    Figure,
+    Heading,
+    Links,
+    Monospace,
+    Paragraph,
+    Table,
+    render_html,
+    render_markdown,
+)
+from sim.report.findings import format_p_value
+from sim.report.sweep_plots import Cell, Series, metric_figure, varying_axes
+from sim.stats.seats import FAIR_MARGIN
+from sim.stats.sweep import (
+    STATES,
+    SweepFolder,
+    SweepResults,
+    open_sweep,
+    sweep_results,
+)
+
+SWEEP_CONFIG_FILE = "sweep.toml"
+# Who the report folder belongs to (a report of another sweep or batch is never overwritten).
+SWEEP_IDENTITY_FILE = "sweep-report.json"
+POINTS_DIR = "points"
+
+
+@dataclass(frozen=True)
+class SweepReportExtras:
+    """What a sweep preset adds to the report: ``blocks`` shown after the header (figures in
+    them are written beside the Markdown like the others) and ``files`` written into the
+    report folder (name -> bytes)."""
+
+    blocks: list[Block] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SweepReportResult:
+    """What ``build_sweep_report`` wrote."""
+
+    html: Path
+    markdown: Path
+    summary_parquet: Path
+    point_reports: list[Path]
+    results: SweepResults
+    seconds: float
+
+
+# --- number formatting ---------------------------------------------------------------------------
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _number(value, digits: int = 2, scale: float = 1.0) -> str:
+    return "–" if _missing(value) else f"{scale * value:,.{digits}f}"
+
+
+def points_text(row: dict | None) -> str:
+    """A mean in points with its 95% interval."""
+    if row is None or _missing(row["value"]):
+        return "–"
+    if _missing(row["ci_low"]):
+        return _number(row["value"])
+    return f"{_number(row['value'])} ({_number(row['ci_low'])} to {_number(row['ci_high'])})"
+
+
+def share_text(row: dict | None) -> str:
+    """A share in % with its 95% interval ("fixed" when it has none by construction)."""
+    if row is None or _missing(row["value"]):
+        return "–"
+    if _missing(row["ci_low"]):
+        return f"{_number(row['value'], 1, 100)}% (fixed)"
+    return (f"{_number(row['value'], 1, 100)}% ({_number(row['ci_low'], 1, 100)}–"
+            f"{_number(row['ci_high'], 1, 100)}%)")
+
+
+def spread_text(row: dict | None) -> str:
+    """The seat spread in percentage points with its simultaneous 95% interval."""
+    if row is None or _missing(row["value"]):
+        return "–"
+    return (f"{_number(row['value'], 1, 100)} pp ({_number(row['ci_low'], 1, 100)} to "
+            f"{_number(row['ci_high'], 1, 100)})")
+
+
+def _games_text(results: SweepResults, point: int) -> str:
+    played = results.value(point, "games_played")
+    cap = results.value(point, "games_cap")
+    games = int(played["value"]) if played else 0
+    if cap and int(cap["value"]) != games:
+        return f"{games:,} of {int(cap['value']):,}"
+    return f"{games:,}"
+
+
+def _axis_text(value) -> str:
+    return Path(value).stem if isinstance(value, str) and value.endswith((".toml", "/")) \
+        else str(value)
+
+
+# --- the table of every point ---------------------------------------------------------------------
+
+def results_table(results: SweepResults) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Header and rows of the compact table of every metric per grid point (``sim sweep``
+    prints it; the report opens with it): the axis values, games, why the point stopped, the
+    mean score, each strategy's win rate, the seat spread with the fairness verdict and the
+    share of player-games won in a tie, each with its 95% interval."""
+    sweep = results.sweep
+    strategies = results.strategies()
+    margin = 100 * results.fair_margin
+    header = (*sweep.axes, "Games", "Stopped", "Mean score (95% CI)",
+              *[f"Win rate {s} (95% CI)" for s in strategies],
+              "Seat spread (simultaneous 95% CI)", f"Seats (±{margin:g} pp)",
+              "Won in a tie (95% CI)")
+    rows = []
+    for point in results.played_points():
+        index = point.index
+        spread = results.value(index, "seat_spread")
+        state = results.value(index, "state")
+        rows.append((
+            *[_axis_text(point.values.get(axis)) for axis in sweep.axes],
+            _games_text(results, index), state["verdict"] if state else "–",
+            points_text(results.value(index, "score_mean")),
+            *[share_text(results.value(index, "win_rate", s)) for s in strategies],
+            spread_text(spread), (spread or {}).get("verdict") or "–",
+            share_text(results.value(index, "won_in_tie"))))
+    return header, rows
+
+
+def format_results_table(results: SweepResults) -> list[str]:
+    """``results_table`` as aligned plain-text lines, with a line saying how to read it."""
+    header, rows = results_table(results)
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows,
+                                                                       strict=True)]
+    axes = len(results.sweep.axes)
+
+    def line(cells) -> str:
+        parts = [str(c).ljust(w) if i < axes + 2 else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(parts).rstrip()
+
+    lines = [line(header), line(["-" * w for w in widths]), *[line(r) for r in rows]]
+    unit = "deals" if all(b.is_rows for b in results.batches.values()) else "deals (shards " \
+        "in the summary store)"
+    lines.append(f"95% intervals, cluster-robust over {unit}; the seat spread is the largest gap "
+                 f"between two seats' win rates, with a simultaneous interval; seats are fair "
+                 f"when every gap is shown to lie within ±{100 * results.fair_margin:g} pp.")
+    if results.missing:
+        lines.append(f"No results yet at: {', '.join(results.missing)}.")
+    return lines
+
+
+# --- header -------------------------------------------------------------------------------------
+
+def _first_config(results: SweepResults) -> tuple[dict, dict]:
+    point = results.played_points()[0]
+    manifest = results.batches[point.index].manifest
+    return manifest, manifest.get("config") or {}
+
+
+def _adaptive_text(adaptive: dict | None) -> str:
+    if adaptive is None:
+        return "none: every point plays all its games"
+    metric = adaptive.get("metric")
+    start = (f"after at least {int(adaptive.get('min_games', 0)):,} games, in steps of "
+             f"{int(adaptive.get('step_games', 0)):,}")
+    if metric == "seat_verdict":
+        return (f"a point stops once its seats' fairness verdict (±"
+                f"{100 * float(adaptive.get('fair_margin', FAIR_MARGIN)):g} pp) is decided, "
+                f"{start}")
+    half = float(adaptive.get("half_width", 0))
+    what = {"seat_win_rate": "every seat's win rate", "strategy_win_rate":
+            "every strategy's win rate", "score_mean": "every seat's mean score"}.get(
+        str(metric), str(metric))
+    precision = f"{half:g} points" if metric == "score_mean" else f"{100 * half:g} pp"
+    return f"a point stops once {what} has a 95% CI half-width of at most {precision}, {start}"
+
+
+def _point_data_path(results: SweepResults, index: int, out_dir: Path) -> str | None:
+    """The data a point played (its batch's kept copy), relative to the report folder."""
+    config = results.batches[index].manifest.get("config") or {}
+    data = config.get("data_file")
+    if not data:
+        return None
+    path = Path(data)
+    if not path.is_absolute():
+        path = results.batches[index].run_dir / path
+    return Path(os.path.relpath(path, out_dir)).as_posix()
+
+
+def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
+    """The sweep file that plays the same games again (``sim sweep``), written beside the
+    report; None when the points record no ``sim run`` config."""
+    sweep = results.sweep
+    manifest, config = _first_config(results)
+    needed = ("game", "players", "lineup", "rotate", "deals", "replicates_per_deal", "seed",
+              "shard_size", "store")
+    if not all(key in config for key in needed):
+        return None
+    game = get_game(config["game"])
+    lineup = list(config["lineup"])
+    if not config["rotate"] and len(set(lineup)) == 1:
+        lineup = lineup[:1]
+    lines = [f"name = {_toml_value(sweep.name)}", f"game = {_toml_value(config['game'])}"]
+    if "players" not in sweep.axes:
+        lines.append(f"players = {config['players']}")
+    lines += [f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
+              f"deals = {config['deals']}",
+              f"replicates_per_deal = {config['replicates_per_deal']}",
+              f"seed = {config['seed']}", f"shard_size = {config['shard_size']}",
+              f"output = {_toml_value(sweep.output_as_configured)}",
+              f"store = {_toml_value(config['store'])}"]
+    first = results.played_points()[0].index
+    data_axis = game.data_option if game.data_option in sweep.axes else None
+    if game.data_option and not data_axis:
+        data = _point_data_path(results, first, out_dir)
+        if data:
+            lines.append(f"{game.data_option} = {_toml_value(data)}")
+    rules = {k: v for k, v in (config.get("rules") or {}).items() if k not in sweep.axes}
+    if rules:
+        lines += ["", "[rules]"] + [f"{name} = {value}" for name, value in rules.items()]
+    lines += ["", "[sweep]"]
+    for axis, values in sweep.axes.items():
+        if axis == data_axis:
+            paths = []
+            for value in values:
+                point = next((p for p in results.played_points() if p.values.get(axis) == value),
+                             None)
+                path = _point_data_path(results, point.index, out_dir) if point else None
+                paths.append(path or str(value))
+            values = paths
+        lines.append(f"{axis} = {_toml_value(values)}")
+    if sweep.adaptive:
+        lines += ["", "[adaptive]"]
+        for key in ("metric", "half_width", "min_games", "step_games", "fair_margin"):
+            if key in sweep.adaptive:
+                value = sweep.adaptive[key]
+                shown = repr(value) if isinstance(value, float) else _toml_value(value)
+                lines.append(f"{key} = {shown}")
+    return "\n".join(lines) + "\n"
+
+
+def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
+    """What was played: game, grid, rules, lineup, players, data, design, stopping, and the
+    sweep file that plays it again."""
+    sweep = results.sweep
+    manifest, config = _first_config(results)
+    game = get_game(config.get("game", manifest.get("game")))
+    grid = " × ".join(f"{axis} = {', '.join(_axis_text(v) for v in values)}"
+                      for axis, values in sweep.axes.items())
+    played = results.played_points()
+    players = sweep.axes.get("players") or [config.get("players")]
+    rows = [("Game", f"{game.title} ({game.name})"),
+            ("Grid", f"{grid}: {len(sweep.points)} points, every point played on the same "
+                     f"deals (the same master seed), so points differ by their settings, not by "
+                     f"the luck of the deal"),
+            ("Players", ", ".join(str(p) for p in players)
+             + (" (an axis)" if "players" in sweep.axes else "")
+             + f"; the game allows {game.min_players} to {game.max_players}"),
+            ("Lineup", _lineup_text(config, int(players[0] or 0)))]
+    rules = config.get("rules") or {}
+    for parameter in game.rules_parameters:
+        if parameter.name in sweep.axes:
+            shown = "an axis: " + ", ".join(str(v) for v in sweep.axes[parameter.name])
+        else:
+            value = rules.get(parameter.name, parameter.default)
+            names = {number: name for name, number in parameter.choices}
+            shown = f"{names[value]} ({value})" if value in names else str(value)
+            if value == parameter.default:
+                shown += " (default)"
+        rows.append((f"Rules: {parameter.name}", f"{shown}: {parameter.help}"))
+    digests = sorted({str(results.batches[p.index].manifest.get("data_digest", "?"))
+                      for p in played})
+    if game.data_option and game.data_option in sweep.axes:
+        data = "an axis: " + ", ".join(_axis_text(v) for v in sweep.axes[game.data_option])
+    else:
+        data = config.get("data_file") or (
+            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
+    rows.append(("Data", f"{data}; digest {', '.join(digests)}"))
+    caps = sorted({p.games_cap for p in sweep.points if p.games_cap})
+    games_total = sum(int(results.value(p.index, "games_played")["value"]) for p in played)
+    cap_text = f"{caps[0]:,}" if len(caps) == 1 else ", ".join(f"{c:,}" for c in caps)
+    rows.append(("Games", f"{games_total:,} games reported; {cap_text} per point at most; design "
+                          f"{int(config.get('deals', 0)):,} deals x "
+                          f"{int(config.get('replicates_per_deal', 1)):,} replicates per deal; "
+                          f"master seed {config.get('seed', '?')}; {config.get('store', '?')} "
+                          f"store"))
+    rows.append(("Stopping", _adaptive_text(sweep.adaptive)))
+    states: dict[str, int] = {}
+    for point in sweep.points:
+        states[point.state] = states.get(point.state, 0) + 1
+    state_text = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
+    rows.append(("Sweep", f"{sweep.name}: {len(played)} of {len(sweep.points)} points with "
+                          f"results ({state_text}); sweep digest {sweep.digest[:12]}; written "
+                          f"by sim {manifest.get('sim_version', '?')}"))
+    toml = reproducing_sweep(results, out_dir)
+    if toml is None:
+        rows.append(("Reproduce", "not possible with sim sweep: the points record no sim run "
+                                  "config"))
+        return [Table(("What was played", ""), tuple(rows))]
+    rows.append(("Reproduce", f"sim sweep {SWEEP_CONFIG_FILE} (the sweep file below, written "
+                              f"beside this report); then sim report "
+                              f"{sweep.output_as_configured}"))
+    return [Table(("What was played", ""), tuple(rows)),
+            Monospace(f"{SWEEP_CONFIG_FILE}: the sweep file that plays these games again", toml)]
+
+
+# --- sections ------------------------------------------------------------------------------------
+
+def _point_cells(results: SweepResults, metric: str, strategy: str | None = None,
+                 seat: int | None = None) -> dict[tuple, Cell]:
+    cells = {}
+    for point in results.played_points():
+        row = results.value(point.index, metric, strategy, seat)
+        if row is None:
+            continue
+        key = tuple(point.values.get(axis) for axis in results.sweep.axes)
+
+        def number(value):
+            return math.nan if _missing(value) else float(value)
+
+        cells[key] = Cell(number(row["value"]), number(row["ci_low"]), number(row["ci_high"]),
+                          row["verdict"] or "" if metric == "seat_spread" else "")
+    return cells
+
+
+def _axis_cells(point, axes) -> list[str]:
+    return [_axis_text(point.values.get(axis)) for axis in axes]
+
+
+def _figure_block(name: str, png: bytes | None, caption: str) -> list[Block]:
+    return [Figure(name, png, caption)] if png is not None else []
+
+
+def _overview_blocks(results: SweepResults) -> list[Block]:
+    header, rows = results_table(results)
+    blocks: list[Block] = [
+        Heading("Every grid point"),
+        Table(header, tuple(rows)),
+        Paragraph("Each number is the point's own estimate with its 95% interval, "
+                  "cluster-robust over deals (the seats of a game and the replays of a deal "
+                  "are correlated). The seat spread is the largest gap between two seats' win "
+                  "rates; its interval is simultaneous over every pair of seats and never "
+                  "below zero. 'Stopped' says why the point has the games it has (see "
+                  "'Games played and stopping').")]
+    if results.missing:
+        blocks.append(Paragraph(f"No results yet at: {', '.join(results.missing)} (no finished "
+                                f"shard)."))
+    return blocks
+
+
+def _stopping_blocks(results: SweepResults) -> list[Block]:
+    sweep = results.sweep
+    adaptive = sweep.adaptive
+    header = [*sweep.axes, "Games played", "Games cap", "State"]
+    if adaptive and adaptive.get("metric") == "seat_verdict":
+        header.append("Fairness verdict now")
+    elif adaptive:
+        header.append("Stopping metric's 95% CI half-width now")
+    rows = []
+    for point in sweep.points:
+        played = results.value(point.index, "games_played")
+        cells = [*_axis_cells(point, sweep.axes),
+                 f"{int(played['value']):,}" if played else "0",
+                 f"{point.games_cap:,}" if point.games_cap else "–", point.state]
+        if adaptive and adaptive.get("metric") == "seat_verdict":
+            row = results.value(point.index, "stop_verdict")
+            cells.append(row["verdict"] if row else "–")
+        elif adaptive:
+            row = results.value(point.index, "stop_half_width")
+            unit = "points" if adaptive.get("metric") == "score_mean" else "pp"
+            scale = 1.0 if unit == "points" else 100.0
+            cells.append(f"{_number(row['value'], 3 if unit == 'points' else 2, scale)} {unit}"
+                         if row else "–")
+        rows.append(tuple(cells))
+    seen = sorted({point.state for point in sweep.points})
+    return [Heading("Games played and stopping"),
+            Paragraph(f"Stopping rule: {_adaptive_text(adaptive)}."),
+            Table(tuple(header), tuple(rows)),
+            Bullets(tuple(f"{state}: {STATES.get(state, state)}" for state in seen))]
+
+
+def _score_blocks(results: SweepResults, figures: dict[str, bytes]) -> list[Block]:
+    sweep = results.sweep
+    strategies = results.strategies()
+    series = [Series("all strategies" if strategies else "", _point_cells(results,
+                                                                          "score_mean"))]
+    series += [Series(s, _point_cells(results, "score_mean", s)) for s in strategies]
+    png = metric_figure("Mean score (95% intervals)", "mean score (points)", sweep.axes, series)
+    if png:
+        figures["score-mean"] = png
+    rows = []
+    for point in results.played_points():
+        rows.append((*_axis_cells(point, sweep.axes),
+                     points_text(results.value(point.index, "score_mean")),
+                     _number((results.value(point.index, "score_sd") or {}).get("value")),
+                     *[points_text(results.value(point.index, "score_mean", s))
+                       for s in strategies]))
+    return [Heading("Mean score"),
+            *_figure_block("score-mean", png, "Mean score per player-game at each grid point, "
+                                              "with its 95% interval (cluster-robust over "
+                                              "deals)."),
+            Table((*sweep.axes, "All strategies (95% CI)", "SD",
+                   *[f"{s} (95% CI)" for s in strategies]), tuple(rows))]
+
+
+def _win_rate_blocks(results: SweepResults, figures: dict[str, bytes]) -> list[Block]:
+    strategies = results.strategies()
+    if not strategies:
+        return []
+    sweep = results.sweep
+    series = [Series(s, _point_cells(results, "win_rate", s)) for s in strategies]
+    png = metric_figure("Win rate by strategy (95% intervals)", "win rate (%)", sweep.axes,
+                        series, scale=100.0, digits=1)
+    if png:
+        figures["win-rate"] = png
+    rows = [(*_axis_cells(point, sweep.axes),
+             *[share_text(results.value(point.index, "win_rate", s)) for s in strategies])
+            for point in results.played_points()]
+    return [Heading("Win rate by strategy"),
+            *_figure_block("win-rate", png, "Each strategy's share of the wins (a win shared "
+                                            "by k seats counts 1/k), with 95% intervals."),
+            Table((*sweep.axes, *[f"{s} (95% CI)" for s in strategies]), tuple(rows))]
+
+
+def _seat_blocks(results: SweepResults, figures: dict[str, bytes]) -> list[Block]:
+    sweep = results.sweep
+    margin = results.fair_margin
+    png = metric_figure("Seat spread: largest gap between two seats' win rates",
+                        "seat spread (percentage points)", sweep.axes,
+                        [Series("", _point_cells(results, "seat_spread"))], scale=100.0,
+                        digits=1, reference=(margin, f"fairness margin ({100 * margin:g} pp)"))
+    if png:
+        figures["seat-spread"] = png
+    seats = sorted({int(s) for s in results.table.filter(pl.col("metric") == "seat_win_rate")
+                    ["seat"].drop_nulls().to_list()})
+    rows = []
+    for point in results.played_points():
+        spread = results.value(point.index, "seat_spread")
+        equal = results.value(point.index, "seat_equal_p")
+        rows.append((*_axis_cells(point, sweep.axes), spread_text(spread),
+                     (spread or {}).get("verdict") or "–",
+                     format_p_value(equal["value"]) if equal and not _missing(equal["value"])
+                     else "–",
+                     *[share_text(results.value(point.index, "seat_win_rate", seat=s))
+                       for s in seats]))
+    return [Heading("Seat advantage"),
+            *_figure_block("seat-spread", png,
+                           f"The seat spread at each grid point with its simultaneous 95% "
+                           f"interval; the dashed line is the fairness margin "
+                           f"({100 * margin:g} percentage points). The marker gives the "
+                           f"verdict: fair when every gap between two seats is shown to lie "
+                           f"within the margin, unfair when one is shown to exceed it, "
+                           f"undecided otherwise."),
+            Table((*sweep.axes, "Seat spread (simultaneous 95% CI)", f"Seats (±{100 * margin:g} "
+                   f"pp)", "Equal seats (Wald test)",
+                   *[f"Seat {s + 1} win rate (95% CI)" for s in seats]), tuple(rows)),
+            Paragraph("Seats are counted from 1 (seat 1 plays first). The verdict and the test "
+                      "need every seat to see the same mix of strategies (a mirror lineup or a "
+                      "rotating pool); otherwise they read 'not tested'.")]
+
+
+def _tie_blocks(results: SweepResults, figures: dict[str, bytes]) -> list[Block]:
+    sweep = results.sweep
+    png = metric_figure("Player-games won in a tie (95% intervals)", "won in a tie (%)",
+                        sweep.axes, [Series("", _point_cells(results, "won_in_tie"))],
+                        scale=100.0, digits=1)
+    if png:
+        figures["ties"] = png
+    rows = [(*_axis_cells(point, sweep.axes),
+             share_text(results.value(point.index, "won_in_tie")))
+            for point in results.played_points()]
+    return [Heading("Shared wins"),
+            *_figure_block("ties", png, "Share of player-games won jointly with another seat, "
+                                        "with 95% intervals."),
+            Table((*sweep.axes, "Won in a tie (95% CI)"), tuple(rows))]
+
+
+def _game_column_blocks(results: SweepResults) -> list[Block]:
+    columns = results.game_columns()
+    if not columns:
+        return [Heading("The game's own results"),
+                Paragraph("Not shown: the points kept the summary store, which has no per-game "
+                          "columns.")]
+    sweep = results.sweep
+    game = get_game(next(iter(results.batches.values())).game)
+    docs = game.column_docs()
+    rows = [(*_axis_cells(point, sweep.axes),
+             *[points_text(results.value(point.index, column)) for column in columns])
+            for point in results.played_points()]
+    return [Heading("The game's own results"),
+            Paragraph(f"Mean per player-game of each count the {game.title} results record, "
+                      f"with 95% intervals (cluster-robust over deals)."),
+            Table((*sweep.axes, *columns), tuple(rows)),
+            Bullets(tuple(f"{column}: {docs.get(column, '')}" for column in columns))]
+
+
+def _point_report_blocks(results: SweepResults, written: dict[int, Path]) -> list[Block]:
+    if not written:
+        return []
+    items = []
+    for point in results.played_points():
+        if point.index not in written:
+            continue
+        folder = f"{POINTS_DIR}/{quote(point.label, safe='=,')}"
+        items.append((f"{point.label}: the batch report of this grid point",
+                      f"{folder}/report.html", f"{folder}/report.md"))
+    return [Heading("Per-point reports"),
+            Paragraph("Each grid point is an ordinary batch; its full balance report (score "
+                      "distributions, seats, strategies, the deal's share of the variance, "
+                      "convergence, notable games) is in its own folder:"),
+            Links(tuple(items))]
+
+
+def _notes_blocks(results: SweepResults) -> list[Block]:
+    unit = "deal" if all(b.is_rows for b in results.batches.values()) else \
+        "deal (the shard for points in the summary store)"
+    return [Heading("Notes and methods"), Bullets((
+        f"Every interval is 95% and cluster-robust: the independent unit is the {unit}, "
+        f"since the seats of a game and the replays of a deal are correlated. Means and "
+        f"shares are ratio means with the sandwich variance over units and a t interval "
+        f"(sim/stats/clustered.py); each point is computed exactly as its own batch report "
+        f"computes it.",
+        "Shares (win rates, ties), the seat spread and counts that cannot be negative have "
+        "their intervals cut at 0 (and shares and the spread at 100%) where the t interval "
+        "would reach past them; with few units (shards of the summary store) intervals are "
+        "wide, on t with units - 1 degrees of freedom.",
+        "The seat spread is the largest gap between two seats' win rates. Its interval comes "
+        "from the simultaneous (max-|t|) intervals of every pair of seats: when they all hold, "
+        "the true spread is at least each pair's distance from zero and at most the widest end "
+        "of any pair's interval.",
+        f"Fairness is an equivalence question: seats are fair only when every seat gap's "
+        f"simultaneous interval lies within ±{100 * results.fair_margin:g} percentage points, "
+        f"unfair when one lies wholly outside it, undecided otherwise. 'No significant "
+        f"difference' is never taken to mean 'no difference'.",
+        "Every point is played on the same deals (common random numbers). The intervals here "
+        "are each point's own; a difference between two points is known more precisely than "
+        "their two intervals suggest, because the deals' luck cancels in it.",
+        "Seats are counted from 1 (the first player); the Parquet files keep the 0-based seat.",
+    ))]
+
+
+# --- the entry point -----------------------------------------------------------------------------
+
+def default_sweep_report_dir(sweep_dir: Path) -> Path:
+    """``reports/<sweep folder name>``."""
+    return Path("reports") / Path(sweep_dir).resolve().name
+
+
+def sweep_identity(sweep: SweepFolder) -> dict:
+    """What tells one sweep from another (no absolute paths)."""
+    return {"kind": "sweep", "name": sweep.name, "digest": sweep.digest,
+            "output": sweep.output_as_configured}
+
+
+def check_sweep_report_dir(out_dir: Path, identity: dict) -> None:
+    """Refuse (``InputError``) a report folder that holds another sweep's report or any other
+    report; the report of the same sweep is replaced."""
+    recorded_path = out_dir / SWEEP_IDENTITY_FILE
+    if recorded_path.is_file():
+        try:
+            recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            recorded = None
+        if recorded == identity:
+            return
+        other = (f"sweep '{recorded.get('name')}' from {recorded.get('output')}"
+                 if isinstance(recorded, dict) else "an unreadable sweep record")
+        raise InputError(f"{out_dir}: holds the report of {other}, not of this sweep "
+                         f"({identity['output']}); give another folder with --out, or delete it")
+    if (out_dir / IDENTITY_FILE).exists():
+        raise InputError(f"{out_dir}: holds the report of a batch, not of this sweep; give "
+                         f"another folder with --out, or delete it")
+    if (out_dir / "report.html").exists() or (out_dir / "report.md").exists():
+        raise InputError(f"{out_dir}: holds a report that does not say which sweep it belongs "
+                         f"to (no {SWEEP_IDENTITY_FILE}); give another folder with --out, or "
+                         f"delete it")
+
+
+def summary_frame(results: SweepResults) -> pl.DataFrame:
+    """Every number of the report: the long table with one column per axis in front (integers
+    when every value of the axis is one, text otherwise)."""
+    sweep = results.sweep
+    by_point = {point.index: point for point in sweep.points}
+    columns = {}
+    for axis, values in sweep.axes.items():
+        integers = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        dtype = pl.Int64 if integers else pl.String
+        column = [by_point[i].values.get(axis) for i in results.table["point"].to_list()]
+        columns[axis] = pl.Series(axis, column if integers else [str(v) for v in column],
+                                  dtype=dtype)
+    return results.table.with_columns(**columns).select(
+        "point", "label", *sweep.axes, *[c for c in results.table.columns
+                                         if c not in ("point", "label")])
+
+
+def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
+                       progress: Callable[[str], None] | None = None,
+                       fair_margin: float = FAIR_MARGIN, point_reports: bool = True,
+                       extras: SweepReportExtras | None = None,
+                       title: str | None = None) -> SweepReportResult:
+    """Build the report of the sweep in ``sweep_dir``.
+
+    Writes ``report.html`` (self-contained), ``report.md`` (figures in ``figures/``),
+    ``summary.parquet`` (every number, long format, one column per axis) and ``sweep.toml``
+    (the sweep file that plays the games again) to ``out_dir`` (default ``reports/<sweep folder
+    name>``), and, with ``point_reports``, every grid point's batch report in
+    ``points/<label>/``, linked from the page. A folder holding another sweep's report is
+    refused (``InputError``). ``extras`` adds a preset's sections (``sim tune-trees``).
+    """
+    start = time.perf_counter()
+
+    def step(message: str) -> None:
+        if progress is not None:
+            progress(message)
+
+    sweep = open_sweep(sweep_dir)
+    out_dir = Path(out_dir) if out_dir is not None else default_sweep_report_dir(sweep_dir)
+    identity = sweep_identity(sweep)
+    check_sweep_report_dir(out_dir, identity)
+    results = sweep_results(sweep, fair_margin, lambda label: step(f"statistics: {label}"))
+    written: dict[int, Path] = {}
+    if point_reports:
+        for point in results.played_points():
+            step(f"report of {point.label}")
+            report = build_report(point.run_dir, out_dir / POINTS_DIR / point.label,
+                                  fair_margin=fair_margin)
+            written[point.index] = report.html
+    step("figures and tables")
+    figures: dict[str, bytes] = {}
+    extra_blocks = list(extras.blocks) if extras else []
+    blocks = (_header_blocks(results, out_dir) + extra_blocks + _overview_blocks(results)
+              + _stopping_blocks(results) + _score_blocks(results, figures)
+              + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
+              + _tie_blocks(results, figures) + _game_column_blocks(results)
+              + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game))
+              + _point_report_blocks(results, written) + _notes_blocks(results))
+    for block in extra_blocks:
+        if isinstance(block, Figure):
+            figures[block.name] = block.png
+    title = title or f"Sweep report: {sweep.name}"
+
+    step("writing")
+    html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
+    parquet_path = out_dir / "summary.parquet"
+    write_text_atomic(out_dir / SWEEP_IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
+    toml = reproducing_sweep(results, out_dir)
+    if toml is not None:
+        write_text_atomic(out_dir / SWEEP_CONFIG_FILE, toml)
+    write_text_atomic(html_path, render_html(title, blocks))
+    for name, png in sorted(figures.items()):
+        write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)
+    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR))
+    for name, data in sorted((extras.files if extras else {}).items()):
+        write_bytes_atomic(out_dir / name, data)
+    buffer = io.BytesIO()
+    summary_frame(results).write_parquet(buffer)
+    write_bytes_atomic(parquet_path, buffer.getvalue())
+    return SweepReportResult(html=html_path, markdown=markdown_path,
+                             summary_parquet=parquet_path, point_reports=list(written.values()),
+                             results=results, seconds=time.perf_counter() - start)
+
+
+__all__ = ["SweepReportExtras", "SweepReportResult", "build_sweep_report",
+           "format_results_table", "results_table", "varying_axes"]

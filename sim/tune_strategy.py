@@ -1,0 +1,766 @@
+"""Tuning a strategy's declared parameters by self-play: ``sim tune-strategy``.
+
+The optimiser is optuna's CMA-ES sampler (the ``cmaes`` package underneath), driven trial by
+trial with optuna's ask-and-tell interface, its state in an SQLite file in the output folder.
+
+How noise is handled:
+
+- **Common random numbers.** Every trial plays the same deals with the same strategy seeds and
+  the same seat rotations (``sim.tournament.play_rotations``): the candidate (the strategy at the
+  trial's values) and every strategy of the field take every seat of every deal in turn. Two
+  trials then differ by their parameters, not by their luck.
+- **Enough games per evaluation** (``games``), and every value stored with its cluster-robust
+  standard error (the deal is the cluster: ``sim.stats.clustered``).
+- **Re-evaluation on fresh deals.** The best few trials by their tuning value (which is biased
+  upwards: the maximum of noisy values) and the starting values are played again on deals no
+  trial saw; the tuned values are the best of them there, and their gain over the start comes
+  with simultaneous intervals over all re-evaluated candidates, which covers that choice.
+- **A final head-to-head** of the tuned values against the starting values (with the field, if
+  any), a tournament on a third set of fresh deals, so its intervals owe nothing to the choice.
+
+The objective (what a trial's value is), in the games of the candidate against the field:
+
+- ``head-to-head``: how often a seat of the candidate outscores a seat of the field in the same
+  game (ties half), over every such pair;
+- ``margin``: the candidate's mean score minus the field's mean score in the same games;
+- ``score``: the candidate's mean score.
+
+Determinism: trial ``k`` is asked from a sampler seeded by (seed, k), and the CMA-ES state is
+restored from the study, so the same settings give the same trials, values and result whether
+the run was interrupted and resumed or not, and whatever the worker count.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.errors import InputError
+from sim.files import write_bytes_atomic, write_text_atomic
+from sim.games.base import Game, StrategyParameter, StrategySpec
+from sim.games.registry import get_game
+from sim.stats.clustered import contrast_intervals, ratio_means, t_critical
+from sim.strategy_spec import format_parameters_file, parse_strategy
+from sim.tournament import TournamentResult, pair_outcomes, play_rotations, run_tournament
+
+OBJECTIVES = ("head-to-head", "margin", "score")
+SELF_FIELD = "self"
+SETTINGS_FILE = "settings.json"
+STUDY_FILE = "study.sqlite3"
+REEVALUATION_FILE = "reevaluation.json"
+FINAL_FILE = "final.json"
+PARAMETERS_FILE = "tuned.toml"
+REPORT_FILE = "report.md"
+CURVE_FILE = "progress.png"
+_STUDY_NAME = "tune-strategy"
+# Spawn keys of the master seeds of the re-evaluation and the final head-to-head: deals that
+# no trial played.
+_REEVALUATION_STREAM = 1
+_FINAL_STREAM = 2
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """Everything that decides a tuning run (stored in the output folder as JSON)."""
+
+    game: str
+    strategy: str  # the strategy's registered name
+    start: dict[str, float]  # the values the search starts from (defaults or a given spec)
+    tuned: tuple[str, ...]  # the parameters searched (the others stay at their start value)
+    field: tuple[str, ...]  # strategy labels of the opponents; () means self-play
+    players: int
+    rules: dict[str, int]
+    data_file: str | None
+    games: int  # games per trial (rounded up to whole deals x rotations)
+    trials: int
+    seed: int
+    objective: str = "head-to-head"
+    reevaluate: int = 3  # best trials played again on fresh deals
+    reevaluate_games: int = 0  # 0: 2 x games
+    final_games: int = 0  # 0: 4 x games
+    command: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict."""
+        document = asdict(self)
+        document["tuned"] = list(self.tuned)
+        document["field"] = list(self.field)
+        return document
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> TuneSettings:
+        """The settings stored by ``to_json``."""
+        values = dict(document)
+        values["tuned"] = tuple(values["tuned"])
+        values["field"] = tuple(values["field"])
+        return cls(**values)
+
+    @property
+    def self_play(self) -> bool:
+        """True when the field is the strategy itself at its starting values."""
+        return not self.field
+
+    def comparable(self) -> dict[str, Any]:
+        """The fields a resumed run must share with the stored one (all but the trial count
+        and the command line)."""
+        document = self.to_json()
+        document.pop("trials")
+        document.pop("command")
+        return document
+
+
+@dataclass
+class Evaluation:
+    """The objective of one candidate against the field: value, standard error, 95% interval,
+    and the per-deal sums it came from (for contrasts on the same deals)."""
+
+    value: float
+    standard_error: float
+    low: float
+    high: float
+    deals: int
+    games: int
+    per_deal_values: np.ndarray = field(repr=False)
+    per_deal_counts: np.ndarray = field(repr=False)
+
+
+@dataclass
+class TrialRecord:
+    """One finished trial."""
+
+    number: int
+    values: dict[str, float]
+    value: float
+    standard_error: float
+    low: float
+    high: float
+
+
+@dataclass
+class TuneResult:
+    """Everything a tuning run found; ``report_markdown`` writes it up."""
+
+    settings: TuneSettings
+    trials: list[TrialRecord]
+    reevaluated: list[dict[str, Any]]  # per candidate: trial, values, value, gain, intervals
+    best_values: dict[str, float]
+    final: dict[str, Any] | None  # the final head-to-head tournament (document + table)
+    seconds: float
+    out: Path
+
+    @property
+    def best_trial(self) -> int:
+        """The trial whose values were chosen."""
+        return next(row["trial"] for row in self.reevaluated if row["chosen"])
+
+
+def derived_seed(seed: int, stream: int) -> int:
+    """A master seed for deals no trial played (``SeedSequence(seed, spawn_key=(stream,))``)."""
+    state = np.random.SeedSequence(seed, spawn_key=(stream,)).generate_state(2, np.uint32)
+    return int(state[0]) | (int(state[1]) << 32)
+
+
+def tunable_parameters(parameters: tuple[StrategyParameter, ...],
+                       names: list[str] | None, source: str) -> tuple[str, ...]:
+    """The parameters to search: ``names`` (checked), or every declared one whose search range
+    is not a single point."""
+    known = {p.name: p for p in parameters}
+    if names:
+        for name in names:
+            if name not in known:
+                raise InputError(f"{source}: no parameter '{name}' (known: "
+                                 f"{', '.join(known) or 'none'})")
+        chosen = list(dict.fromkeys(names))
+    else:
+        chosen = list(known)
+    chosen = [name for name in chosen
+              if known[name].search_range()[0] < known[name].search_range()[1]]
+    if not chosen:
+        raise InputError(f"{source}: the strategy declares no parameter that can be tuned")
+    return tuple(chosen)
+
+
+def make_settings(game_name: str, strategy_text: str, field_text: str, players: int,
+                  rules: dict[str, int], data_file: str | None, games: int, trials: int,
+                  seed: int, objective: str = "head-to-head", parameters: list[str] | None = None,
+                  reevaluate: int = 3, reevaluate_games: int = 0, final_games: int = 0,
+                  command: str = "") -> TuneSettings:
+    """Settings from command-line style inputs, every one checked (one-line errors)."""
+    game = get_game(game_name)
+    game.check_players(players, "--players")
+    registry = game.strategies()
+    start_spec = parse_strategy(strategy_text, registry, "STRATEGY")
+    info = registry[start_spec.name]
+    start = {p.name: float(start_spec.parameters.get(p.name, p.default))
+             for p in info.parameters}
+    tuned = tunable_parameters(info.parameters, parameters, "--parameters")
+    if objective not in OBJECTIVES:
+        raise InputError(f"--objective: '{objective}' is not one of {', '.join(OBJECTIVES)}")
+    field_items = _split_field(field_text)
+    if not field_items:
+        raise InputError("--field: give 'self' or at least one strategy")
+    if field_items == [SELF_FIELD]:
+        field_labels: tuple[str, ...] = ()
+    else:
+        if SELF_FIELD in field_items:
+            raise InputError("--field: 'self' stands alone (the strategy at its starting "
+                             "values); list other strategies without it")
+        field_labels = tuple(parse_strategy(item, registry, "--field").label()
+                             for item in field_items)
+    for name, value, low in (("--games", games, 2), ("--trials", trials, 1),
+                             ("--reevaluate", reevaluate, 1)):
+        if value < low:
+            raise InputError(f"{name}: must be at least {low}, got {value}")
+    for name, value in (("--reevaluate-games", reevaluate_games),
+                        ("--final-games", final_games)):
+        if value < 0:
+            raise InputError(f"{name}: must be at least 0 (0: the default), got {value}")
+    if not 0 <= seed <= 2**64 - 1:
+        raise InputError(f"--seed: must be from 0 to 2**64 - 1, got {seed}")
+    game.load_data(data_file)  # a bad data file fails now, not in a worker
+    return TuneSettings(game=game.name, strategy=start_spec.name, start=start, tuned=tuned,
+                        field=field_labels, players=players, rules=dict(rules),
+                        data_file=data_file, games=games, trials=trials, seed=seed,
+                        objective=objective, reevaluate=reevaluate,
+                        reevaluate_games=reevaluate_games, final_games=final_games,
+                        command=command)
+
+
+def _split_field(text: str) -> list[str]:
+    from sim.tournament import parse_strategy_list
+
+    return parse_strategy_list(text)
+
+
+def _spec(settings: TuneSettings, values: dict[str, float]) -> StrategySpec:
+    """The strategy at ``values`` (only the ones that differ from the declared defaults are
+    written in its label)."""
+    info = get_game(settings.game).strategies()[settings.strategy]
+    defaults = {p.name: float(p.default) for p in info.parameters}
+    return StrategySpec(settings.strategy, {k: float(v) for k, v in values.items()
+                                            if float(v) != defaults.get(k)})
+
+
+def field_specs(settings: TuneSettings) -> list[StrategySpec]:
+    """The opponents: the field's strategies, or the strategy at its starting values."""
+    registry = get_game(settings.game).strategies()
+    if settings.self_play:
+        return [_spec(settings, settings.start)]
+    return [parse_strategy(label, registry, "field") for label in settings.field]
+
+
+def objective_sums(objective: str, played, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal, the sums whose ratio is the objective for lineup entry 0 (the candidate)
+    against the rest (the field): (values, counts), both float64[deals]."""
+    deals = played.deals
+    seat_strategy = played.seat_strategy
+    deal_of_game = played.deal_of_game
+    scores = played.scores.astype(np.float64)
+    if objective == "head-to-head":
+        entries = int(seat_strategy.max()) + 1
+        pair_sum, pair_count = pair_outcomes(entries, seat_strategy, deal_of_game,
+                                             played.scores, deals)
+        return pair_sum[:, 0, 1:].sum(axis=1), pair_count[:, 0, 1:].sum(axis=1)
+    candidate = seat_strategy == 0
+    if objective == "score":
+        values = np.bincount(deal_of_game, weights=(scores * candidate).sum(axis=1),
+                             minlength=deals)
+        counts = np.bincount(deal_of_game, weights=candidate.sum(axis=1), minlength=deals)
+        return values, counts
+    # margin: games with both the candidate and the field at the table.
+    mine = candidate.sum(axis=1)
+    theirs = players - mine
+    both = (mine > 0) & (theirs > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        margin = ((scores * candidate).sum(axis=1) / mine
+                  - (scores * ~candidate).sum(axis=1) / theirs)
+    margin = np.where(both, margin, 0.0)
+    values = np.bincount(deal_of_game, weights=margin, minlength=deals)
+    counts = np.bincount(deal_of_game, weights=both.astype(float), minlength=deals)
+    return values, counts
+
+
+def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float], games: int,
+             seed: int, workers: int, progress: Callable[[int], None] | None = None
+             ) -> Evaluation:
+    """The objective of the strategy at ``values`` against the field over ``games`` games
+    (whole deals x rotations) of master seed ``seed``."""
+    lineup = [_spec(settings, values), *field_specs(settings)]
+    deals = max(2, math.ceil(games / len(lineup)))
+
+    def report(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done)
+
+    played = play_rotations(game, data, settings.players, settings.rules, lineup, deals, seed,
+                            workers, progress=report)
+    sums, counts = objective_sums(settings.objective, played, settings.players)
+    means = ratio_means(sums[:, None], counts[:, None])
+    value = float(means.means[0])
+    standard_error = float(means.standard_errors[0])
+    half = float(t_critical(means.clusters)) * standard_error
+    return Evaluation(value, standard_error, value - half, value + half, deals,
+                      int(played.scores.shape[0]), sums, counts)
+
+
+def games_per_evaluation(settings: TuneSettings, games: int) -> int:
+    """Games an evaluation of ``games`` really plays (whole deals x rotations)."""
+    entries = 1 + max(1, len(settings.field))
+    return max(2, math.ceil(games / entries)) * entries
+
+
+def reevaluate_games(settings: TuneSettings) -> int:
+    """Games per re-evaluated candidate."""
+    return settings.reevaluate_games or 2 * settings.games
+
+
+def final_games(settings: TuneSettings) -> int:
+    """Games of the final head-to-head."""
+    return settings.final_games or 4 * settings.games
+
+
+def _distributions(settings: TuneSettings):
+    import optuna
+
+    info = get_game(settings.game).strategies()[settings.strategy]
+    known = {p.name: p for p in info.parameters}
+    distributions = {}
+    for name in settings.tuned:
+        parameter = known[name]
+        low, high = parameter.search_range()
+        log = parameter.log and low > 0
+        if parameter.integer:
+            distributions[name] = optuna.distributions.IntDistribution(
+                int(math.ceil(low)), int(math.floor(high)), log=log)
+        else:
+            distributions[name] = optuna.distributions.FloatDistribution(low, high, log=log)
+    return distributions
+
+
+def _sampler(settings: TuneSettings, trial_number: int):
+    """A CMA-ES sampler for trial ``trial_number``: seeded by (seed, trial) so that a resumed
+    run asks the same trials; the optimiser state itself lives in the study."""
+    import optuna
+
+    distributions = _distributions(settings)
+    x0 = {}
+    for name, distribution in distributions.items():
+        value = min(max(settings.start[name], distribution.low), distribution.high)
+        x0[name] = int(round(value)) if isinstance(
+            distribution, optuna.distributions.IntDistribution) else float(value)
+    seed = int(np.random.SeedSequence(settings.seed, spawn_key=(3, trial_number))
+               .generate_state(1, np.uint32)[0])
+    with warnings.catch_warnings():
+        # x0 is deprecated in optuna 4.9 (kept until 6.0, which pyproject excludes); it is how
+        # the search starts from the strategy's own values instead of the middle of the range.
+        warnings.simplefilter("ignore")
+        return optuna.samplers.CmaEsSampler(x0=x0, seed=seed, n_startup_trials=1,
+                                            warn_independent_sampling=False)
+
+
+def _open_study(out: Path, settings: TuneSettings, sampler=None):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = f"sqlite:///{(out / STUDY_FILE).resolve()}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return optuna.create_study(study_name=_STUDY_NAME, storage=storage,
+                                   direction="maximize", load_if_exists=True,
+                                   sampler=sampler or _sampler(settings, 0))
+
+
+def _trial_values(settings: TuneSettings, params: dict[str, Any]) -> dict[str, float]:
+    values = dict(settings.start)
+    values.update({k: float(v) for k, v in params.items()})
+    return values
+
+
+def _records(study, settings: TuneSettings) -> list[TrialRecord]:
+    import optuna
+
+    records = []
+    for trial in study.get_trials(deepcopy=False):
+        if trial.state != optuna.trial.TrialState.COMPLETE:
+            continue
+        attrs = trial.user_attrs
+        records.append(TrialRecord(trial.number, _trial_values(settings, trial.params),
+                                   float(trial.value), attrs.get("standard_error", math.nan),
+                                   attrs.get("low", math.nan), attrs.get("high", math.nan)))
+    return sorted(records, key=lambda r: r.number)
+
+
+def check_output_folder(out: Path, settings: TuneSettings, resume: bool) -> TuneSettings:
+    """A new run needs an empty (or new) folder; a resumed one the folder's own settings (the
+    trial count may grow). Returns the settings to run with."""
+    stored_path = out / SETTINGS_FILE
+    if resume:
+        if not stored_path.is_file():
+            raise InputError(f"--resume {out}: no {SETTINGS_FILE} there (not a tune-strategy "
+                             f"folder)")
+        try:
+            stored = TuneSettings.from_json(json.loads(stored_path.read_text(encoding="utf-8")))
+        except (ValueError, TypeError, KeyError) as error:
+            raise InputError(f"{stored_path}: damaged settings ({error})") from None
+        return stored
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"--out {out}: the folder is not empty; use --resume {out} to go on "
+                         f"with it, or another folder")
+    return settings
+
+
+def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
+               progress: Callable[[int, int, str], None] | None = None) -> TuneResult:
+    """Run (or go on with) the tuning of ``settings`` in folder ``out`` (module docstring).
+    ``progress(games_done, games_total, status)`` is called as games finish."""
+    import optuna
+
+    started = time.perf_counter()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    settings_path = out / SETTINGS_FILE
+    if settings_path.is_file():
+        stored = TuneSettings.from_json(json.loads(settings_path.read_text(encoding="utf-8")))
+        if stored.comparable() != settings.comparable():
+            raise InputError(f"{out}: holds a run with other settings; use another folder")
+        if settings.trials < stored.trials:
+            raise InputError(f"--trials: the run in {out} asks for {stored.trials} trials; "
+                             f"give at least that many")
+    write_text_atomic(settings_path, json.dumps(settings.to_json(), indent=1) + "\n")
+    game = get_game(settings.game)
+    data = game.load_data(settings.data_file)
+    per_trial = games_per_evaluation(settings, settings.games)
+    per_candidate = games_per_evaluation(settings, reevaluate_games(settings))
+    final_entries = 2 + len(settings.field)
+    final_total = max(2, math.ceil(final_games(settings) / final_entries)) * final_entries
+    total = (settings.trials * per_trial + (settings.reevaluate + 1) * per_candidate
+             + final_total)
+
+    study = _open_study(out, settings)
+    distributions = _distributions(settings)
+    trials = {t.number: t for t in study.get_trials(deepcopy=False)}
+    done_games = sum(per_trial for t in trials.values()
+                     if t.state == optuna.trial.TrialState.COMPLETE)
+    best = max((t.value for t in trials.values()
+                if t.state == optuna.trial.TrialState.COMPLETE), default=None)
+
+    def tell(status: str, base: int) -> Callable[[int], None]:
+        def update(done: int) -> None:
+            if progress is not None:
+                progress(base + done, total, status)
+        return update
+
+    if not trials:
+        # Trial 0 is the starting point itself: the baseline of the curve.
+        study.enqueue_trial({name: _start_value(settings, name, distributions)
+                             for name in settings.tuned})
+    for number in range(settings.trials):
+        existing = trials.get(number)
+        if existing is not None and existing.state == optuna.trial.TrialState.COMPLETE:
+            continue
+        if existing is not None and existing.state == optuna.trial.TrialState.RUNNING:
+            # Asked before an interruption: play it with the values it was given.
+            trial = optuna.trial.Trial(study, existing._trial_id)
+            params = existing.params
+        else:
+            study.sampler = _sampler(settings, number)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                trial = study.ask(distributions)
+            if trial.number != number:
+                raise InputError(f"{out / STUDY_FILE}: trial numbers out of order (found "
+                                 f"{trial.number}, expected {number}); the study is damaged")
+            params = trial.params
+        status = f"trial {number + 1}/{settings.trials}" + (
+            f", best {best:.4g}" if best is not None else "")
+        evaluation = evaluate(game, data, settings, _trial_values(settings, params),
+                              settings.games, settings.seed, workers, tell(status, done_games))
+        trial.set_user_attr("standard_error", evaluation.standard_error)
+        trial.set_user_attr("low", evaluation.low)
+        trial.set_user_attr("high", evaluation.high)
+        study.tell(trial, evaluation.value)
+        done_games += per_trial
+        best = evaluation.value if best is None else max(best, evaluation.value)
+    records = _records(study, settings)
+    records = [r for r in records if r.number < settings.trials]
+
+    reevaluated = _reevaluation(out, settings, records, game, data, workers,
+                                tell("re-evaluating the best trials", done_games))
+    done_games += (settings.reevaluate + 1) * per_candidate
+    chosen = next(row for row in reevaluated if row["chosen"])
+    best_values = {k: float(v) for k, v in chosen["values"].items()}
+    final = _final(out, settings, best_values, game, data, workers,
+                   tell("final head-to-head", done_games))
+    result = TuneResult(settings, records, reevaluated, best_values, final,
+                        time.perf_counter() - started, out)
+    write_outputs(result)
+    if progress is not None:
+        progress(total, total, "done")
+    return result
+
+
+def _start_value(settings: TuneSettings, name: str, distributions) -> float | int:
+    import optuna
+
+    value = settings.start[name]
+    if isinstance(distributions[name], optuna.distributions.IntDistribution):
+        return int(round(value))
+    return float(value)
+
+
+def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord], game, data,
+                  workers: int, progress) -> list[dict[str, Any]]:
+    """The best ``reevaluate`` distinct trials and the start, on fresh deals (stored, so a
+    resumed run does not play them again)."""
+    path = out / REEVALUATION_FILE
+    key = {"trials": [[r.number, r.value] for r in records]}
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["rows"]
+    seen: set[tuple] = set()
+    start_key = tuple(sorted(settings.start.items()))
+    candidates: list[TrialRecord] = []
+    for record in sorted(records, key=lambda r: (-r.value, r.number)):
+        values_key = tuple(sorted(record.values.items()))
+        if values_key in seen or values_key == start_key:
+            continue
+        seen.add(values_key)
+        candidates.append(record)
+        if len(candidates) == settings.reevaluate:
+            break
+    seed = derived_seed(settings.seed, _REEVALUATION_STREAM)
+    games = reevaluate_games(settings)
+    per_candidate = games_per_evaluation(settings, games)
+    entries = [("start", None, dict(settings.start))] + [
+        (f"trial {r.number}", r.number, r.values) for r in candidates]
+    evaluations = []
+    for index, (_, _, values) in enumerate(entries):
+        base = index * per_candidate
+
+        def update(done: int, base=base) -> None:
+            progress(base + done)
+
+        evaluations.append(evaluate(game, data, settings, values, games, seed, workers, update))
+    means = ratio_means(np.stack([e.per_deal_values for e in evaluations], axis=1),
+                        np.stack([e.per_deal_counts for e in evaluations], axis=1))
+    rows = []
+    contrasts = None
+    if len(entries) > 1:
+        matrix = np.zeros((len(entries) - 1, len(entries)))
+        for row in range(len(entries) - 1):
+            matrix[row, row + 1], matrix[row, 0] = 1.0, -1.0
+        contrasts = contrast_intervals(means, matrix, simultaneous=True)
+    values_found = [e.value for e in evaluations]
+    best_index = max(range(len(entries)), key=lambda i: (values_found[i], -i))
+    for index, ((label, number, values), evaluation) in enumerate(zip(entries, evaluations,
+                                                                        strict=True)):
+        row = {"label": label, "trial": number, "values": values,
+               "tuning_value": next((r.value for r in records if r.number == number), None)
+               if number is not None else next((r.value for r in records if r.number == 0),
+                                               None),
+               "value": evaluation.value, "low": evaluation.low, "high": evaluation.high,
+               "gain": 0.0 if index == 0 else float(contrasts.estimates[index - 1]),
+               "gain_low": math.nan if index == 0 else float(contrasts.low[index - 1]),
+               "gain_high": math.nan if index == 0 else float(contrasts.high[index - 1]),
+               "deals": evaluation.deals, "games": evaluation.games,
+               "chosen": index == best_index}
+        rows.append(row)
+    write_text_atomic(path, json.dumps({"key": key, "rows": rows}, indent=1,
+                                       default=_json_number) + "\n")
+    return rows
+
+
+def _json_number(value):
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    raise TypeError(f"not JSON: {value!r}")
+
+
+def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], game, data,
+           workers: int, progress) -> dict[str, Any] | None:
+    """The tournament of the tuned values against the start (and the field) on fresh deals;
+    None when the start itself was best (nothing to compare)."""
+    path = out / FINAL_FILE
+    tuned_spec = _spec(settings, best_values)
+    start_spec = _spec(settings, settings.start)
+    key = {"tuned": tuned_spec.label(), "start": start_spec.label()}
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["final"]
+    if tuned_spec.label() == start_spec.label():
+        final = None
+    else:
+        registry = game.strategies()
+        lineup = [tuned_spec, start_spec] + [parse_strategy(label, registry, "field")
+                                             for label in settings.field]
+        seed = derived_seed(settings.seed, _FINAL_STREAM)
+
+        def update(done: int, total: int) -> None:
+            progress(done)
+
+        result: TournamentResult = run_tournament(game, data, settings.players, settings.rules,
+                                                  lineup, final_games(settings), seed, workers,
+                                                  progress=update)
+        final = {"seed": seed, "document": result.document(), "table": result.table(),
+                 "head_to_head": float(result.head_to_head[0, 1]),
+                 "head_to_head_ci": float(result.head_to_head_ci[0, 1]),
+                 "score_gain": float(result.rows[0].score_mean - result.rows[1].score_mean)}
+    write_text_atomic(path, json.dumps({"key": key, "final": final}, indent=1,
+                                       default=_json_number) + "\n")
+    return final
+
+
+def _format(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4g}"
+
+
+def objective_text(settings: TuneSettings) -> str:
+    """What a trial's value is, in words."""
+    against = ("the strategy at its starting values" if settings.self_play
+               else ", ".join(settings.field))
+    return {"head-to-head": f"share of pairs of seats in which the candidate outscores "
+                            f"{against} (ties half)",
+            "margin": f"the candidate's mean score minus that of {against} in the same games",
+            "score": f"the candidate's mean score against {against}"}[settings.objective]
+
+
+def report_markdown(result: TuneResult) -> str:
+    """The short report: what was tuned and how, the values found, the re-evaluation, the
+    final head-to-head, the progress curve."""
+    s = result.settings
+    game = get_game(s.game)
+    info = game.strategies()[s.strategy]
+    lines = [f"# Tuning `{s.strategy}` ({game.title}, {s.players} players)", ""]
+    if s.command:
+        lines += ["Command:", "", "```", s.command, "```", ""]
+    rules = ", ".join(f"{k}={v}" for k, v in s.rules.items()) or "defaults"
+    lines += [
+        f"- Field: {'self-play (the strategy at its starting values)' if s.self_play else ', '.join(s.field)}",  # noqa: E501
+        f"- Rules: {rules}; data: {s.data_file or 'shipped'}",
+        f"- Objective ({s.objective}): {objective_text(s)}.",
+        f"- {s.trials} trials of {games_per_evaluation(s, s.games):,} games each, all on the "
+        f"same deals and seat rotations (common random numbers), master seed {s.seed}; "
+        f"optimiser: optuna CMA-ES sampler started from the starting values (trial 0).",
+        f"- Re-evaluation: the best {s.reevaluate} trials and the start on "
+        f"{games_per_evaluation(s, reevaluate_games(s)):,} fresh games each (seed "
+        f"{derived_seed(s.seed, _REEVALUATION_STREAM)}); gains with simultaneous 95% intervals "
+        f"(cluster-robust by deal, max-|t| over the candidates).",
+        f"- Took {result.seconds:,.0f} s in this session.", "",
+        "## Parameters", "",
+        "| parameter | start | tuned | searched range | what it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for parameter in info.parameters:
+        searched = parameter.name in s.tuned
+        low, high = parameter.search_range()
+        scale = " (log)" if parameter.log else ""
+        lines.append(f"| `{parameter.name}` | {_format(s.start[parameter.name])} | "
+                     f"{_format(result.best_values[parameter.name])} | "
+                     f"{f'{_format(low)} .. {_format(high)}{scale}' if searched else 'fixed'} "
+                     f"| {parameter.help} |")
+    lines += ["", f"Use them with `--strategy {s.strategy}@{result.out / PARAMETERS_FILE}` (or "
+                  f"copy `{PARAMETERS_FILE}` anywhere).", "",
+              "## Re-evaluation on fresh deals", "",
+              "| candidate | value in tuning | value on fresh deals (95% CI) | gain over start "
+              "(simultaneous 95% CI) | chosen |", "| --- | --- | --- | --- | --- |"]
+    for row in result.reevaluated:
+        gain = ("-" if row["trial"] is None else
+                f"{row['gain']:+.4g} ({row['gain_low']:+.4g} to {row['gain_high']:+.4g})")
+        lines.append(f"| {row['label']} | {_format(row['tuning_value'])} | "
+                     f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g}) | {gain} | "
+                     f"{'yes' if row['chosen'] else ''} |")
+    lines += ["", "## Final head-to-head: tuned against the start", ""]
+    if result.final is None:
+        lines.append("The starting values were best on fresh deals: nothing was tuned.")
+    else:
+        final = result.final
+        lines += [f"Tuned against start: {100 * final['head_to_head']:.1f}% ± "
+                  f"{100 * final['head_to_head_ci']:.1f}% head to head (95% CI, by deal); mean "
+                  f"score {final['score_gain']:+.2f}. A tournament on deals no trial or "
+                  f"re-evaluation played (seed {final['seed']}):", "", "```",
+                  final["table"], "```"]
+    lines += ["", "## Progress", "", f"![progress]({CURVE_FILE})", "",
+              "| trial | value (95% CI) | " + " | ".join(s.tuned) + " |",
+              "| --- | --- | " + " | ".join("---" for _ in s.tuned) + " |"]
+    for record in sorted(result.trials, key=lambda r: -r.value)[:10]:
+        lines.append(f"| {record.number} | {record.value:.4g} ({_format(record.low)} to "
+                     f"{_format(record.high)}) | "
+                     + " | ".join(_format(record.values[name]) for name in s.tuned) + " |")
+    lines.append("")
+    lines.append("(the ten best trials by their tuning value; the values of the best trials are "
+                 "biased upwards, which is why they are re-evaluated)")
+    return "\n".join(lines) + "\n"
+
+
+def progress_curve(result: TuneResult) -> bytes:
+    """PNG: every trial's value with its interval, the running best, the start's level."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from sim.report.plots import NEUTRAL, STYLE
+
+    records = result.trials
+    numbers = np.array([r.number for r in records])
+    values = np.array([r.value for r in records])
+    low = np.array([r.low for r in records])
+    high = np.array([r.high for r in records])
+    with plt.rc_context(STYLE):
+        figure, axis = plt.subplots()
+        try:
+            axis.errorbar(numbers, values, yerr=[values - low, high - values], fmt="o",
+                          color=NEUTRAL, alpha=0.6, capsize=2, label="trial (95% CI)")
+            axis.step(numbers, np.maximum.accumulate(values), where="post", color="#d62728",
+                      label="best so far")
+            start = next((r.value for r in records if r.number == 0), None)
+            if start is not None:
+                axis.axhline(start, color="#7f7f7f", linestyle="--", label="start (trial 0)")
+            axis.set_xlabel("trial")
+            axis.set_ylabel(result.settings.objective)
+            axis.set_title(f"Tuning {result.settings.strategy}: {result.settings.objective} "
+                           f"per trial")
+            axis.legend(loc="lower right")
+            buffer = io.BytesIO()
+            figure.tight_layout()
+            figure.savefig(buffer, format="png")
+            return buffer.getvalue()
+        finally:
+            plt.close(figure)
+
+
+def write_outputs(result: TuneResult) -> None:
+    """The parameters file, the report and the progress curve, each written atomically."""
+    s = result.settings
+    gain_row = next(row for row in result.reevaluated if row["chosen"])
+    tuning = {"game": s.game, "players": s.players,
+              "rules": ", ".join(f"{k}={v}" for k, v in s.rules.items()),
+              "field": ",".join(s.field) or SELF_FIELD, "objective": s.objective,
+              "trials": s.trials, "games_per_trial": games_per_evaluation(s, s.games),
+              "seed": s.seed, "chosen_trial": -1 if gain_row["trial"] is None
+              else gain_row["trial"],
+              "fresh_value": gain_row["value"], "fresh_gain": gain_row["gain"]}
+    if result.final is not None:
+        tuning["final_head_to_head"] = result.final["head_to_head"]
+    if s.command:
+        tuning["command"] = s.command
+    comment = (f"{s.strategy}: parameters found by sim tune-strategy (see report.md beside it).\n"
+               f"Use: --strategy {s.strategy}@{PARAMETERS_FILE}")
+    write_text_atomic(result.out / PARAMETERS_FILE,
+                      format_parameters_file(s.strategy, result.best_values, tuning, comment))
+    write_bytes_atomic(result.out / CURVE_FILE, progress_curve(result))
+    write_text_atomic(result.out / REPORT_FILE, report_markdown(result))

@@ -1,0 +1,156 @@
+"""What a command says besides its results: the first-run compile line (and silence when the
+cache is warm), help texts that show only what an option takes, and errors that stay one line
+with no progress bar above them."""
+
+import importlib.util
+import re
+import sys
+
+import numba
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import COMMANDS, app
+from sim.compiling import compile_notice, kernel_is_cached, kernels_are_cached
+from sim.games.registry import games, get_game
+
+runner = CliRunner()
+KERNEL_SOURCE = '''
+from numba import njit
+
+
+@njit(cache=True)
+def add_one(value):
+    return value + 1
+'''
+
+
+@pytest.fixture
+def fresh_kernel(tmp_path, monkeypatch):
+    """A tiny cached kernel whose on-disk cache is an empty temp folder (NUMBA_CACHE_DIR), and
+    a function that imports the module again (a new process would see the same cache)."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "tiny_kernel.py"
+    source.write_text(KERNEL_SOURCE)
+
+    def load(name="tiny_kernel"):
+        spec = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module.add_one
+
+    yield load
+    for name in [n for n in sys.modules if n.startswith("tiny_kernel")]:
+        del sys.modules[name]
+
+
+def test_a_cold_cache_is_told_from_a_warm_one_without_compiling(fresh_kernel):
+    kernel = fresh_kernel()
+    assert not kernel_is_cached(kernel)
+    assert kernel.overloads == {}  # looking did not compile
+    assert kernel(1) == 2  # compiles (a trivial function) and writes the cache
+    assert kernel_is_cached(fresh_kernel("tiny_kernel_again"))
+    assert kernels_are_cached([])
+
+
+def test_the_compile_line_names_the_game_and_its_wait(fresh_kernel, monkeypatch):
+    game = get_game("pick-two")
+    kernel = fresh_kernel()
+    monkeypatch.setattr(type(game), "cached_kernels", lambda self, method: (kernel,))
+    monkeypatch.setattr(type(game), "compile_time", "about a second")
+    assert compile_notice(game, ["play_one"]) == \
+        "compiling the Pick Two kernels (first run only, about a second)..."
+    cold = runner.invoke(app, ["play", "--game", "pick-two", "--players", "2"])
+    assert cold.exit_code == 0, cold.output
+    assert cold.stderr == "compiling the Pick Two kernels (first run only, about a second)...\n"
+    assert "compiling" not in cold.stdout
+    kernel(1)
+    warm = runner.invoke(app, ["play", "--game", "pick-two", "--players", "2"])
+    assert warm.exit_code == 0 and warm.stderr == "" and warm.stdout == cold.stdout
+
+
+def test_every_game_names_cached_kernels_for_what_compiles():
+    """The shipped games name their kernels (checked without compiling: each has an on-disk
+    cache to read)."""
+    for name in ("legendary-forests", "harmonies"):
+        game = get_game(name)
+        assert game.compile_time
+        for method in ("play_shard", "play_one", "final_drawings"):
+            kernels = game.cached_kernels(method)
+            assert kernels and all(hasattr(k._cache, "_cache_file") for k in kernels)
+
+
+def _help(command: str) -> str:
+    result = runner.invoke(app, [*([command] if command else []), "--help"],
+                           env={"COLUMNS": "240", "TERM": "dumb"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", ["", *[name for name, _ in COMMANDS]])
+def test_help_shows_what_each_option_takes(command):
+    text = _help(command)
+    assert "<bool>" not in text and "list[" not in text and " range>" not in text
+    flags = [line for line in text.splitlines() if re.search(r"--help\s", line)]
+    assert flags and all("<" not in line for line in flags), flags
+
+
+def test_help_states_rule_names_defaults_and_player_ranges():
+    play = _help("play")
+    for game in games().values():
+        assert f"{game.title} {game.min_players} to {game.max_players}" in play
+        for parameter in game.rules_parameters:
+            assert f"{parameter.name} (" in play
+    assert "side (A or B, default A)" in play
+    assert re.search(r"--removed-tiles\s+<int>.*default 5", play)
+    assert re.search(r"--trees-per-colour-per-player\s+<int>.*default", play, flags=re.S)
+    assert "<strategy>" in play and "<name=value>" in play
+
+
+def test_an_error_found_before_playing_is_one_line_with_no_bar(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text('players = 2\nstrategies = ["greedy"]\ngames = 20\nshard_size = 10\n')
+    (tmp_path / "a-file").write_text("")
+    result = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "a-file"),
+                                 "--workers", "1"])
+    assert result.exit_code == 2
+    assert result.output == f"error: {tmp_path / 'a-file'}: output is a file, not a folder\n"
+
+
+def test_an_error_during_the_run_removes_the_bar(tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "from strategies.legendary_forests.base import Strategy\n\n\n"
+        "class Bad(Strategy):\n"
+        "    name = 'bad'\n"
+        "    description = 'picks a placement that does not exist'\n\n"
+        "    def choose_placement(self, observation, placements):\n"
+        "        return 10 ** 6\n\n"
+        "    def choose_tree(self, observation, choices):\n"
+        "        return 0\n")
+    config = tmp_path / "c.toml"
+    config.write_text('players = 2\nstrategies = ["bad.py:Bad", "greedy"]\ngames = 20\n'
+                      'shard_size = 10\n')
+    result = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "run"),
+                                 "--workers", "1"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines()]
+    assert len(lines) == 1 and lines[0].startswith("error: strategy 'bad' returned 1000000"), \
+        result.output
+
+
+def test_a_sweep_point_folder_of_another_batch_is_refused_before_any_play(tmp_path):
+    sweep = tmp_path / "grid.toml"
+    sweep.write_text('players = 2\nstrategies = ["random"]\ngames = 20\nshard_size = 10\n'
+                     '[sweep]\ntrees_per_colour_per_player = [1, 2]\n')
+    other = tmp_path / "other.toml"
+    other.write_text('players = 3\nstrategies = ["random"]\ngames = 20\nshard_size = 10\n')
+    taken = tmp_path / "out" / "points" / "trees_per_colour_per_player=2"
+    assert runner.invoke(app, ["run", str(other), "--out", str(taken), "--workers", "1",
+                               "-q"]).exit_code == 0
+    result = runner.invoke(app, ["sweep", str(sweep), "--out", str(tmp_path / "out"),
+                                 "--workers", "1"])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "another config" in result.output
+    # Nothing was played at the first point either.
+    assert not (tmp_path / "out" / "points" / "trees_per_colour_per_player=1").exists()
