@@ -15,7 +15,7 @@ from sim.strategy_spec import parse_strategy
 # frees at least once (rollout plays out a few games only: it is slow).
 POOLS = {
     "legendary-forests": (["random", "greedy", "rune-hunter", "closer", "planner", "denier",
-                           "rollout:rollouts=2,candidates=2"], 4, 6),
+                           "expert", "rollout:rollouts=2,candidates=2"], 4, 8),
     "harmonies": (["random", "greedy", "landscape", "animals", "planner"], 4, 5),
 }
 
