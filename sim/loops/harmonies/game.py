@@ -88,7 +88,7 @@ class Harmonies(Game):
     position_help = "a Harmonies board"
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
-    compile_time = "about 2 minutes"
+    compile_time = "about a minute and a half"
     supports_trace = True
     trace_step = "round"
     length_column = "turns"

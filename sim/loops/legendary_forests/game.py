@@ -122,9 +122,9 @@ class LegendaryForests(Game):
         return KIND_BUILTIN
 
     def cached_kernels(self, method: str) -> tuple:
-        """``play_shard`` runs the shard kernel; one game (``play_one``, ``final_drawings``)
-        the game kernel."""
-        return (play_games,) if method == "play_shard" else (play_game,)
+        """Every method runs the shard kernel (one game is a shard of one: ``loop.play_one``);
+        ``play_game`` is pasted into it and has no cache of its own."""
+        return (play_games,)
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
