@@ -9,7 +9,8 @@ __version__ = "0.1.0"
 
 def _numba_cache_dir() -> Path:
     """A numba cache folder keyed by the hash of every source file compiled code can reach:
-    the games, the loops, the strategies and the random generator and seeding.
+    the games, the loops, the strategies, the random generator and seeding, and ``sim.jit``
+    (how compiled code is compiled).
 
     numba's on-disk cache checks only the timestamp of the file that defines a compiled
     function, not of the files it calls: after an edit to, say, ``rules.py`` the game loop in
@@ -18,7 +19,8 @@ def _numba_cache_dir() -> Path:
     runner, statistics, reports) keeps loading the kernels instantly."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    sources = [root / "sim" / name for name in ("__init__.py", "rng.py", "seeding.py")]
+    sources = [root / "sim" / name
+               for name in ("__init__.py", "jit.py", "rng.py", "seeding.py")]
     for folder in ("sim/games", "sim/loops", "strategies"):
         sources.extend((root / folder).rglob("*.py"))
     for path in sorted(sources):

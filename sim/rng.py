@@ -9,7 +9,8 @@ and unsigned 64-bit integers to float64).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from sim.jit import compiled, inlined
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -26,7 +27,7 @@ _NINE = np.uint64(9)
 _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
 
 
-@njit(cache=True)
+@inlined
 def splitmix64(value):
     """One splitmix64 step: a well-mixed 64-bit value from any 64-bit input."""
     z = np.uint64(value) + _GOLDEN
@@ -35,12 +36,12 @@ def splitmix64(value):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@inlined
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True)
+@compiled
 def seed_state(state, seed, stream):
     """Seed ``state`` (uint64[4]) from a 64-bit ``seed`` and a ``stream`` number.
 
@@ -53,7 +54,7 @@ def seed_state(state, seed, stream):
         state[0] = _GOLDEN
 
 
-@njit(cache=True)
+@inlined
 def next_u64(state):
     """Next 64-bit output of xoshiro256** (advances ``state``)."""
     result = _rotl(state[1] * _FIVE, 7) * _NINE
@@ -67,7 +68,7 @@ def next_u64(state):
     return result
 
 
-@njit(cache=True)
+@inlined
 def next_below(state, bound):
     """A uniform integer in [0, bound) for 1 <= bound < 2**32 (Lemire's multiply-shift on the
     high 32 bits; the bias is below 2**-32 and does not depend on the platform)."""
@@ -75,13 +76,13 @@ def next_below(state, bound):
     return np.int64((high * np.uint64(bound)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@inlined
 def next_float(state):
     """A uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(state) >> _S11) * _TWO_POW_MINUS_53
 
 
-@njit(cache=True)
+@compiled
 def shuffle_in_place(state, values):
     """Fisher-Yates shuffle of a 1-D array with this generator."""
     for i in range(values.shape[0] - 1, 0, -1):

@@ -78,7 +78,7 @@ def test_no_module_under_sim_games_imports_strategies_or_a_game_loop():
 
 
 def test_strategies_import_only_their_game_rules_and_the_shared_model():
-    shared = {"sim.errors", "sim.rng", "sim.games.base", "sim.games.strategy"}
+    shared = {"sim.errors", "sim.jit", "sim.rng", "sim.games.base", "sim.games.strategy"}
     for name in MODULES:
         if not name.startswith("strategies."):
             continue

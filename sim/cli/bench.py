@@ -33,6 +33,12 @@ def bench(
     games: Annotated[int, typer.Option("--games", "-n", help="Games per measurement.")] = 20000,
     tiles: DataOption = None,
     game: GameOption = DEFAULT_GAME,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="Also play the games in an instrumented build of "
+                                             "the loop and print where the time goes, phase "
+                                             "by phase (compiled for the purpose: slow to start; "
+                                             "built-in strategies only; without the score "
+                                             "trace).")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Also record the score trace (every "
                                                         "seat's score after each round).")]
     = False,
@@ -69,3 +75,10 @@ def bench(
         elapsed = time.perf_counter() - start
         typer.echo(f"  {lineup[0].label():24s} {games / elapsed:10,.0f} games/s "
                    f"({elapsed:.2f} s; compile/cache load {warmup:.2f} s)")
+        if profile:
+            from sim.loops.profiling import format_profile
+
+            times = chosen.profile_shard(data, players, rules, lineup, seats, deal,
+                                         deal + np.uint64(1 << 40))
+            for line in format_profile(times, games):
+                typer.echo(line)

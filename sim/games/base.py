@@ -330,6 +330,14 @@ class Game(ABC):
         that sees only public information decides the same whatever ``shuffle`` is."""
         raise NotImplementedError(f"{self.name}: no hidden-information probe")
 
+    def profile_shard(self, data: Any, players: int, rules: dict[str, int],
+                      lineup: list[StrategySpec], game_seat_strategy: np.ndarray,
+                      deal_seeds: np.ndarray, strategy_seeds: np.ndarray) -> list:
+        """The shard played by an instrumented build of the compiled loop (``sim bench
+        --profile``): where the time goes, as ``sim.loops.profiling.PhaseTimes`` lines. The
+        normal kernel carries no timers; built-in lineups only."""
+        raise InputError(f"--profile: {self.title} has no instrumented loop")
+
     def cached_kernels(self, method: str) -> tuple:
         """The numba dispatchers (compiled with ``cache=True``) that the method named ``method``
         (``"play_shard"``, ``"play_one"`` or ``"final_drawings"``) compiles on a first run for a

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import COLOUR_COUNT
 from sim.games.harmonies.gains import invalidate, new_gain_cache, new_local_view
@@ -19,6 +18,7 @@ from sim.games.harmonies.scoring import CATEGORY_COUNT, new_scratch
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import MAX_HABITAT_CELLS
 from sim.games.harmonies.turn import discard_unplaceable_token, place_token, take_central_space
+from sim.jit import compiled, inlined
 from sim.rng import next_below
 from strategies.harmonies.ids import PARAMETER_SLOTS
 
@@ -29,6 +29,7 @@ Workspace = namedtuple(
         "parameters",  # float64[P, PARAMETER_SLOTS] each seat's strategy parameters
         "scratch",  # scoring.Scratch
         "cache",  # gains.GainCache
+        "start_cache",  # gains.GainCache of the board at the start of the turn's trials
         "start_view",  # gains.LocalView of the board at the start of the turn's trials
         "trial_view",  # gains.LocalView of the board during a trial
         "tokens",  # int8[T] tokens in hand
@@ -47,6 +48,7 @@ Workspace = namedtuple(
         "scores",  # int32[CATEGORY_COUNT]
         "first_step_gains",  # int32[6, H] greedy: gains on the board as it was at turn start
         "first_step_ready",  # int8[6] 1 once first_step_gains holds that colour's row
+        "changed_hexes",  # int8[H] greedy: 1 where a gain may differ from its first-step value
         "first_step_values",  # float64[6, H] valued strategies: the same for their values
         "supply",  # float64[6] valued strategies: chance of getting each colour in time
         "target_slot",  # int16[K] card slot a habitat target is for (-1: none)
@@ -71,6 +73,7 @@ def new_workspace(tables) -> Workspace:
         parameters=np.zeros((tables.players, PARAMETER_SLOTS), dtype=np.float64),
         scratch=new_scratch(hexes),
         cache=new_gain_cache(hexes),
+        start_cache=new_gain_cache(hexes),
         start_view=new_local_view(hexes),
         trial_view=new_local_view(hexes),
         tokens=np.zeros(tokens, dtype=np.int8),
@@ -89,6 +92,7 @@ def new_workspace(tables) -> Workspace:
         scores=np.zeros(CATEGORY_COUNT, dtype=np.int32),
         first_step_gains=np.zeros((COLOUR_COUNT, hexes), dtype=np.int32),
         first_step_ready=np.zeros(COLOUR_COUNT, dtype=np.int8),
+        changed_hexes=np.zeros(hexes, dtype=np.int8),
         first_step_values=np.zeros((COLOUR_COUNT, hexes), dtype=np.float64),
         supply=np.zeros(COLOUR_COUNT, dtype=np.float64),
         target_slot=np.full(targets, -1, dtype=np.int16),
@@ -102,7 +106,7 @@ def new_workspace(tables) -> Workspace:
     )
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def list_legal_hexes(tables, public, player, colour, out):
     """Write the hexes where a ``colour`` token may go into ``out``; returns how many."""
     count = 0
@@ -114,7 +118,7 @@ def list_legal_hexes(tables, public, player, colour, out):
     return count
 
 
-@njit(cache=True)
+@inlined
 def nth_full_space(public, n):
     """The ``n``-th (from 0) central space holding tokens."""
     for space in range(public.central_count.shape[0]):
@@ -125,7 +129,7 @@ def nth_full_space(public, n):
     return -1
 
 
-@njit(cache=True)
+@inlined
 def face_up_count(public):
     """Cards in the card row."""
     count = 0
@@ -135,7 +139,7 @@ def face_up_count(public):
     return count
 
 
-@njit(cache=True)
+@inlined
 def nth_face_up(public, n):
     """Row position of the ``n``-th (from 0) face-up card."""
     for position in range(public.card_row.shape[0]):
@@ -146,7 +150,7 @@ def nth_face_up(public, n):
     return -1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def save_board(tables, public, player, work):
     """Copy the player's board and cube counts into the workspace."""
     for hex_index in range(tables.hex_count):
@@ -158,7 +162,7 @@ def save_board(tables, public, player, work):
         work.saved_cubes_placed[slot] = public.cubes_placed[player, slot]
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def restore_board(tables, public, player, work):
     """Undo every change since :func:`save_board` (cards held must not have changed)."""
     for hex_index in range(tables.hex_count):
@@ -171,7 +175,7 @@ def restore_board(tables, public, player, work):
     invalidate(work.cache)
 
 
-@njit(cache=True)
+@inlined
 def keep_if_better(value, best_value, ties, generator):
     """Reservoir tie-break over candidates seen one by one: returns (keep this one, ties so
     far among the best). Equal values are kept with probability 1/ties, so the pick is uniform
@@ -184,7 +188,7 @@ def keep_if_better(value, best_value, ties, generator):
     return False, ties
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def remember_plan(work, token_count):
     """Keep the token plan just evaluated as the best so far."""
     for slot in range(token_count):
@@ -192,7 +196,7 @@ def remember_plan(work, token_count):
         work.best_plan_hexes[slot] = work.plan_hexes[slot]
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def play_remembered_plan(tables, public, player, work, space, token_count):
     """Take ``space`` and put its tokens where the remembered plan says (a token with no legal
     hex goes to the box)."""
@@ -205,7 +209,7 @@ def play_remembered_plan(tables, public, player, work, space, token_count):
             place_token(public, player, work.best_plan_hexes[step], colour)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def plan_rest_to_box(work, step, token_count):
     """No token left in hand fits anywhere: the plan sends the rest to the box, in hand order,
     from plan position ``step`` on."""

@@ -12,10 +12,9 @@ first token's gains are the same for every space and computed once per turn.
 
 from __future__ import annotations
 
-from numba import njit
-
-from sim.games.harmonies.colours import BLUE, YELLOW
+from sim.games.harmonies.colours import BLUE, GRAY, YELLOW
 from sim.games.harmonies.gains import (
+    copy_gain_cache,
     copy_local_view,
     cube_gain,
     fast_local_gain,
@@ -38,6 +37,7 @@ from sim.games.harmonies.turn import (
     place_token,
     take_card,
 )
+from sim.jit import compiled
 from strategies.harmonies.common import (
     keep_if_better,
     plan_rest_to_box,
@@ -50,7 +50,7 @@ from strategies.harmonies.common import (
 ILLEGAL = -(2**30)  # marks a hex where a token may not go, in cached gains
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def first_cube_placeable(tables, public, player, card):
     """True when a card's first cube could go on the player's board now."""
     for cube_hex in range(tables.hex_count):
@@ -60,7 +60,7 @@ def first_cube_placeable(tables, public, player, card):
     return False
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def greedy_card_choice(tables, public, player, generator):
     """Take the face-up card worth most at once (see the module doc); True when taken."""
     if not may_take_card(tables, public, player):
@@ -82,7 +82,7 @@ def greedy_card_choice(tables, public, player, generator):
     return True
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def greedy_cube_phase(tables, public, player, generator, work):
     """Place cubes while any fits, each time one of largest immediate gain; returns the gain."""
     total = 0
@@ -104,7 +104,27 @@ def greedy_cube_phase(tables, public, player, generator, work):
         total += best_gain
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def mark_changed_gains(neighbours, view, changed, hex_index, gray_changed):
+    """After a token went on ``hex_index``: mark in ``changed`` every hex whose
+    ``fast_local_gain`` may now differ. That gain reads the hex, its neighbours' tops, heights,
+    gray counts and buildings, and the tops around a neighbouring building; so the hex itself,
+    its neighbours, the hexes around a building next to it, and, when the hex turned into or
+    stopped being gray (its neighbours' gray counts change), the hexes two steps away."""
+    changed[hex_index] = 1
+    for direction in range(6):
+        neighbour = neighbours[hex_index, direction]
+        if neighbour < 0:
+            continue
+        changed[neighbour] = 1
+        if gray_changed or view.buildings[neighbour]:
+            for second in range(6):
+                further = neighbours[neighbour, second]
+                if further >= 0:
+                    changed[further] = 1
+
+
+@compiled(always_inline=True)
 def greedy_token_plan(tables, public, player, generator, work, token_count):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest immediate gain
     (ties at random), recording the order in ``work.plan_*``; returns the total gain. The
@@ -132,6 +152,15 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
     view = work.trial_view
     copy_local_view(work.start_view, view)
     spirit_placed = holds_placed_spirit(tables, public, player)
+    # After the first step, a gain is its first-step value unless a token of the plan could
+    # have changed it (``mark_changed_gains``): fields change only with a yellow token, water
+    # only with a blue one (yellow and blue tops are never covered, and empty hexes are
+    # already land), a placed spirit's bonus with any.
+    changed = work.changed_hexes
+    for hex_index in range(tables.hex_count):
+        changed[hex_index] = 0
+    yellow_placed = False
+    blue_placed = False
     total = 0
     for step in range(token_count):
         best_gain = ILLEGAL
@@ -151,8 +180,11 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
                 continue
             # Every space starts from the same board: first-step gains are worked out once.
             cached = step == 0 and work.first_step_ready[colour] == 1
+            unchanged = (step > 0 and not spirit_placed
+                         and not (colour == YELLOW and yellow_placed)
+                         and not (colour == BLUE and blue_placed))
             for hex_index in range(tables.hex_count):
-                if cached:
+                if cached or (unchanged and changed[hex_index] == 0):
                     gain = first_step_gains[colour, hex_index]
                     if gain == ILLEGAL:
                         continue
@@ -194,9 +226,13 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
             plan_rest_to_box(work, step, token_count)
             return total
         colour = work.tokens[best_token]
+        was_gray = view.tops[best_hex] == GRAY
         place_token(public, player, best_hex, colour)
         note_token_placed(cache, colour)
         note_token_in_view(neighbours, stacks, heights, player, view, best_hex)
+        mark_changed_gains(neighbours, view, changed, best_hex, was_gray != (colour == GRAY))
+        yellow_placed = yellow_placed or colour == YELLOW
+        blue_placed = blue_placed or colour == BLUE
         work.token_left[best_token] = 0
         work.plan_colours[step] = colour
         work.plan_hexes[step] = best_hex
@@ -204,7 +240,7 @@ def greedy_token_plan(tables, public, player, generator, work, token_count):
     return total
 
 
-@njit(cache=True)
+@compiled
 def greedy_turn(tables, public, player, generator, work):
     """One turn of the ``greedy`` policy; returns (space taken, card taken as 0/1)."""
     invalidate(work.cache)
@@ -215,6 +251,10 @@ def greedy_turn(tables, public, player, generator, work):
                        work.start_view)
 
     save_board(tables, public, player, work)
+    # Every space is tried from this board: its gain cache is worked out once and put back
+    # after each trial (the same contents a fresh refresh would give).
+    refresh(tables, public, player, work.scratch, work.cache)
+    copy_gain_cache(work.cache, work.start_cache)
     best_value = -1_000_000
     best_space = -1
     ties = 0
@@ -227,6 +267,7 @@ def greedy_turn(tables, public, player, generator, work):
         value = greedy_token_plan(tables, public, player, generator, work, count)
         value += greedy_cube_phase(tables, public, player, generator, work)
         restore_board(tables, public, player, work)
+        copy_gain_cache(work.start_cache, work.cache)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value

@@ -8,8 +8,6 @@ baseline: it shows what the rules alone give and checks the engine on odd positi
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.harmonies.habitats import list_cube_placements
 from sim.games.harmonies.state import full_space_count
 from sim.games.harmonies.turn import (
@@ -21,6 +19,7 @@ from sim.games.harmonies.turn import (
     take_card,
     take_central_space,
 )
+from sim.jit import compiled
 from sim.rng import next_below
 from strategies.harmonies.common import (
     face_up_count,
@@ -30,7 +29,7 @@ from strategies.harmonies.common import (
 )
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def random_card_choice(tables, public, player, generator):
     """Uniform among "no card" and each face-up card; returns True when a card was taken."""
     if not may_take_card(tables, public, player):
@@ -42,7 +41,7 @@ def random_card_choice(tables, public, player, generator):
     return True
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def random_cube_phase(tables, public, player, generator, work):
     """Place cubes while the uniform choice among the legal placements and "stop" is not stop."""
     while True:
@@ -57,7 +56,7 @@ def random_cube_phase(tables, public, player, generator, work):
                    work.placement_hexes[choice])
 
 
-@njit(cache=True)
+@compiled
 def random_turn(tables, public, player, generator, work):
     """One turn of the ``random`` policy; returns (space taken, card taken as 0/1)."""
     took_card = random_card_choice(tables, public, player, generator)
@@ -100,7 +99,7 @@ def random_turn(tables, public, player, generator, work):
     return space, took_card
 
 
-@njit(cache=True)
+@compiled
 def random_solo_discard(public, generator):
     """Uniform among "no discard" and each face-up card; returns the row position or -1."""
     choice = next_below(generator, face_up_count(public) + 1)

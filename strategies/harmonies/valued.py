@@ -37,7 +37,6 @@ their cards:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import (
     BLUE,
@@ -51,6 +50,7 @@ from sim.games.harmonies.colours import (
     YELLOW,
 )
 from sim.games.harmonies.gains import (
+    copy_gain_cache,
     copy_local_view,
     fast_local_gain,
     field_gain,
@@ -74,6 +74,7 @@ from sim.games.harmonies.turn import (
     take_card,
     uncompleted_cards,
 )
+from sim.jit import compiled, inlined
 from strategies.harmonies.common import (
     keep_if_better,
     plan_rest_to_box,
@@ -105,7 +106,7 @@ HORIZON_TURNS = 4.0  # planner: turns further off than this count as this many
 # Chances
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def turns_left_estimate(tables, public):
     """Rough number of turns each player still gets: until the bag cannot refill the central
     board, or the fullest board reaches the end threshold (about 2 empty hexes a turn)."""
@@ -125,7 +126,7 @@ def turns_left_estimate(tables, public):
     return max(0.0, min(by_bag, by_board))
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def estimate_supply(tables, public, fixed_chance, draws_per_turn, supply):
     """Fill ``supply[colour]``: the chance of getting one more token of that colour in time:
     ``fixed_chance`` when it is above 0, else from public information only (bag counts and
@@ -153,14 +154,14 @@ def estimate_supply(tables, public, fixed_chance, draws_per_turn, supply):
 # Partial landscapes
 
 
-@njit(cache=True)
+@inlined
 def top_at(stacks, heights, player, hex_index):
     """Top colour of a hex, -1 when empty."""
     height = heights[player, hex_index]
     return stacks[player, hex_index, height - 1] if height > 0 else -1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def hex_potential(neighbours, tree_points, mountain_points, building_points,
                   building_min_colours, stacks, heights, cube_heights, player, hex_index,
                   supply, token_cost):
@@ -217,7 +218,7 @@ def hex_potential(neighbours, tree_points, mountain_points, building_points,
     return 0.0
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def area_potential(neighbours, tree_points, mountain_points, building_points,
                    building_min_colours, stacks, heights, cube_heights, player, hex_index,
                    supply, token_cost):
@@ -238,13 +239,13 @@ def area_potential(neighbours, tree_points, mountain_points, building_points,
 # Card targets
 
 
-@njit(cache=True)
+@inlined
 def requirement_colour(requirement, level):
     """Colour at ``level`` of a stack-code requirement (-1 above its top)."""
     return (requirement // STACK_CODE_BASE ** level) % STACK_CODE_BASE - 1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def cell_chance(requirement, stacks, heights, cube_heights, player, hex_index, is_cube_hex,
                 supply):
     """Chance that ``hex_index`` comes to hold ``requirement``: 1 when it does, the product of
@@ -283,7 +284,7 @@ def cell_chance(requirement, stacks, heights, cube_heights, player, hex_index, i
     return chance
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def fresh_chance(requirements, cell_count, supply):
     """Chance of building a whole habitat on empty hexes."""
     chance = 1.0
@@ -299,7 +300,7 @@ def fresh_chance(requirements, cell_count, supply):
     return chance
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def placement_chance(tables, stacks, heights, cube_heights, player, card, rotation, cube_hex,
                      supply):
     """Chance of completing ``card``'s habitat at (``rotation``, ``cube_hex``), -1 if it can
@@ -317,7 +318,7 @@ def placement_chance(tables, stacks, heights, cube_heights, player, card, rotati
     return chance
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def best_placement(tables, stacks, heights, cube_heights, player, card, supply):
     """(chance, rotation, cube hex) of the spot where ``card``'s habitat is likeliest to be
     completed; chance -1 when there is none."""
@@ -331,7 +332,7 @@ def best_placement(tables, stacks, heights, cube_heights, player, card, supply):
     return best, best_rotation, best_hex
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def next_cube_points(tables, public, player, slot, scratch):
     """What the next cube of the card in ``slot`` is worth (a spirit: its bonus now, at least
     the points a spirit bonus usually gives)."""
@@ -346,7 +347,7 @@ def next_cube_points(tables, public, player, slot, scratch):
     return float(points)
 
 
-@njit(cache=True)
+@compiled
 def choose_targets(tables, public, player, work):
     """Pick a target habitat for the next cube of every uncompleted held card (the likeliest
     spot, see the module doc). Targets are kept for the whole turn."""
@@ -373,7 +374,7 @@ def choose_targets(tables, public, player, work):
         count += 1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def target_worth(work, target, stacks, heights, cube_heights, player, supply):
     """Expected points of a target on the board as it is: its cube's points times the chance
     of finishing it there, or of building it afresh once spoiled."""
@@ -389,7 +390,7 @@ def target_worth(work, target, stacks, heights, cube_heights, player, supply):
     return work.target_value[target] * chance
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def cards_worth(work, stacks, heights, cube_heights, player, supply):
     """Expected points of every target."""
     total = 0.0
@@ -399,7 +400,7 @@ def cards_worth(work, stacks, heights, cube_heights, player, supply):
     return total
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def targets_touching(work, hex_index):
     """True when some target covers ``hex_index``."""
     for target in range(work.target_slot.shape[0]):
@@ -415,7 +416,7 @@ def targets_touching(work, hex_index):
 # Cards
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
     """Expected points of taking ``card`` now: its first cube at the likeliest spot of the
     board, later cubes on a fresh habitat each (animals: a little less likely each time;
@@ -453,7 +454,7 @@ def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
     return worth
 
 
-@njit(cache=True)
+@compiled
 def valued_card_choice(tables, public, player, generator, work, policy):
     """Take the face-up card of highest expected points if it reaches the seat's threshold
     (``landscape`` never takes one; ``planner`` wants more when 3 cards are open already);
@@ -485,7 +486,7 @@ def valued_card_choice(tables, public, player, generator, work, policy):
 # Tokens
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
                 spirit_placed, cards_before):
     """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
@@ -541,7 +542,7 @@ def token_value(tables, public, player, work, hex_index, colour, w_potential, w_
     return value
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def valued_token_plan(tables, public, player, generator, work, token_count, policy):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
     at random), recording the order in ``work.plan_*``; returns the total value. The tokens
@@ -609,7 +610,7 @@ def valued_token_plan(tables, public, player, generator, work, token_count, poli
     return total
 
 
-@njit(cache=True)
+@compiled
 def valued_turn(tables, public, player, generator, work, policy):
     """One turn of a valued policy (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
@@ -624,6 +625,10 @@ def valued_turn(tables, public, player, generator, work, policy):
                        work.start_view)
 
     save_board(tables, public, player, work)
+    # Every space is tried from this board: its gain cache is worked out once and put back
+    # after each trial (the same contents a fresh refresh would give).
+    refresh(tables, public, player, work.scratch, work.cache)
+    copy_gain_cache(work.cache, work.start_cache)
     best_value = NOT_LEGAL
     best_space = -1
     token_count = tables.tokens_per_space
@@ -636,6 +641,7 @@ def valued_turn(tables, public, player, generator, work, policy):
             work.tokens[slot] = public.central[space, slot]
         value = valued_token_plan(tables, public, player, generator, work, count, policy)
         restore_board(tables, public, player, work)
+        copy_gain_cache(work.start_cache, work.cache)
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
             best_value = value

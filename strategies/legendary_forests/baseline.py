@@ -8,8 +8,6 @@ tiles drawn so far); the deal is not passed to it.
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.legendary_forests.rules import (
     PREVIEW_FULL_RUNES,
     PREVIEW_SCORE_CHANGE,
@@ -18,22 +16,23 @@ from sim.games.legendary_forests.rules import (
     preview_placement,
     zone_points,
 )
+from sim.jit import compiled, inlined
 from sim.rng import next_below
 
 
-@njit(cache=True)
+@inlined
 def random_placement(move_count, rng):
     """``random``: uniform over the legal placements (distinct-looking rotations)."""
     return next_below(rng, move_count)
 
 
-@njit(cache=True)
+@inlined
 def random_tree(choice_count, rng):
     """``random``: uniform over the legal (colour, zone) tree choices."""
     return next_below(rng, choice_count)
 
 
-@njit(cache=True)
+@compiled
 def greedy_placement(tiles, table, player, tile, move_cells, move_rotations, move_count, rng,
                      scratch, preview):
     """``greedy``: the placement with the best immediate gain. Points gained now (zones that hold
@@ -62,7 +61,7 @@ def greedy_placement(tiles, table, player, tile, move_cells, move_rotations, mov
     return best_index
 
 
-@njit(cache=True)
+@compiled
 def greedy_tree(table, player, choice_colours, choice_zones, choice_count, rng):
     """``greedy``: the tree worth most now (a zone without a tree gains its current points),
     then the zone with most full runes; ties uniformly at random."""

@@ -9,8 +9,6 @@ tiles together, since nobody can tell them apart) are the complement of ``tile_d
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.legendary_forests.rules import (
     GRASS,
     GROUP_COLOUR,
@@ -25,6 +23,7 @@ from sim.games.legendary_forests.rules import (
     placement_groups,
     total_turns,
 )
+from sim.jit import compiled, inlined
 from sim.rng import next_below
 
 # Indices into the context array filled by ``game_context``.
@@ -36,7 +35,7 @@ CONTEXT_SUPPLY = 4  # 3 slots: trees left per leaf colour
 CONTEXT_SIZE = 7
 
 
-@njit(cache=True)
+@compiled
 def game_context(tiles, table, tree_phase_pending, context):
     """Public facts a plan needs, into ``context`` (float64[CONTEXT_SIZE]).
 
@@ -69,7 +68,7 @@ def game_context(tiles, table, tree_phase_pending, context):
         context[CONTEXT_SUPPLY + colour] = table.supply[colour]
 
 
-@njit(cache=True)
+@inlined
 def expected_zone_points(full_runes, open_half_runes, context, growth, closing):
     """Expected final points of a zone that holds a tree: closed zones keep 2 x full runes; open
     zones are expected to grow by ``growth`` runes per open half-rune (as long as tiles remain)
@@ -84,7 +83,7 @@ def expected_zone_points(full_runes, open_half_runes, context, growth, closing):
     return expected_runes * (1.0 + close_chance)
 
 
-@njit(cache=True)
+@inlined
 def tree_hope(colour, context, hope):
     """Chance-like weight that a zone without a tree of ``colour`` still gets one: grows with the
     tree phases to come, shrinks when the colour's supply is short for the table."""
@@ -96,7 +95,7 @@ def tree_hope(colour, context, hope):
     return hope * min(1.0, phases / 2.0) * min(1.0, supply / players)
 
 
-@njit(cache=True)
+@inlined
 def zone_value(colour, full_runes, open_half_runes, trees, context, growth, closing, hope):
     """Static estimate of a zone's final points: with a tree, ``expected_zone_points``; without
     one, that discounted by the hope of a tree of its colour."""
@@ -106,7 +105,7 @@ def zone_value(colour, full_runes, open_half_runes, trees, context, growth, clos
     return points * tree_hope(colour, context, hope)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def placement_value(tiles, table, player, tile, cell, rotation, scratch, groups, context, growth,
                     closing, hope):
     """Change of the planet's static value (sum of ``zone_value`` over its zones) if the tile
@@ -126,7 +125,7 @@ def placement_value(tiles, table, player, tile, cell, rotation, scratch, groups,
     return value
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def tree_marginal_value(table, player, zone, context, growth, closing, hope):
     """What a tree adds to a zone's static value: all of it for a zone without a tree (minus the
     hope it already had), nothing for a zone that holds one already."""
@@ -140,7 +139,7 @@ def tree_marginal_value(table, player, zone, context, growth, closing, hope):
     return with_tree * (1.0 - tree_hope(colour, context, hope))
 
 
-@njit(cache=True)
+@compiled
 def best_tree_value_per_colour(table, player, context, growth, closing, out):
     """For each leaf colour, the most a tree of that colour would add to ``player``'s planet now
     (expected final points of their best zone of that colour without a tree) into ``out``
@@ -159,7 +158,7 @@ def best_tree_value_per_colour(table, player, context, growth, closing, out):
             out[colour - 1] = value
 
 
-@njit(cache=True)
+@inlined
 def picks_before_next_turn(table, player):
     """Seats (with repeats) that pick a tree after ``player`` in this tree phase and before
     ``player`` in the next one, in order, as a count: the token holder picks first and the token
@@ -171,7 +170,7 @@ def picks_before_next_turn(table, player):
     return players - 1 - position_now, position_next
 
 
-@njit(cache=True)
+@compiled
 def pick_best(values, count, rng):
     """Index of the largest of ``values[:count]``; values within 1e-9 of each other count as
     tied and a tie is broken uniformly at random with ``rng`` (reservoir sampling, one pass)."""

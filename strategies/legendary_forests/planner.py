@@ -10,7 +10,6 @@ trees with a two-pick plan against the supply and the token order. ``denier`` pl
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     LEAF_COLOURS,
@@ -19,6 +18,7 @@ from sim.games.legendary_forests.rules import (
     find_zone,
     new_groups,
 )
+from sim.jit import compiled
 from strategies.legendary_forests.evaluation import (
     CONTEXT_SIZE,
     CONTEXT_TREE_PHASES_LEFT,
@@ -31,7 +31,7 @@ from strategies.legendary_forests.evaluation import (
 )
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def planner_placement(tiles, table, player, tile, move_cells, move_rotations, move_count, rng,
                       scratch, growth, closing, hope):
     """``planner``: the placement that most raises the planet's expected final score, where a
@@ -48,7 +48,7 @@ def planner_placement(tiles, table, player, tile, move_cells, move_rotations, mo
     return pick_best(values, move_count, rng)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def opponent_colour_demand(tiles, table, player, context, growth, closing, out):
     """Expected opponent picks of each leaf colour (``out``, float64[3]) between ``player``'s
     pick now and their next one: the seats after them in this tree phase and the seats before
@@ -81,7 +81,7 @@ def opponent_colour_demand(tiles, table, player, context, growth, closing, out):
                 out[colour] += 1.0 / tied
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def planner_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng, growth,
                  closing, hope, lookahead):
     """``planner``: a two-pick plan. Each (colour, zone) is worth what the tree adds now plus,
@@ -115,7 +115,7 @@ def planner_tree(tiles, table, player, choice_colours, choice_zones, choice_coun
     return pick_best(values, choice_count, rng)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def denier_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng, denial):
     """``denier``: each (colour, zone) is worth what the tree adds to its own planet now plus
     ``denial`` x what a tree of that colour is worth to all its opponents together (their best

@@ -12,7 +12,6 @@ luck; the option with the best mean final score is played.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     LEAF_COLOURS,
@@ -28,6 +27,7 @@ from sim.games.legendary_forests.rules import (
     place_tile,
     planet_score,
 )
+from sim.jit import compiled
 from sim.rng import next_below, next_u64, seed_state, shuffle_in_place
 from strategies.legendary_forests.baseline import greedy_placement
 from strategies.legendary_forests.evaluation import (
@@ -46,7 +46,7 @@ SHORTLIST_CLOSING = 2.0
 SHORTLIST_HOPE = 0.6
 
 
-@njit(cache=True)
+@compiled
 def _opponent_takes_tree(sim, rng):
     """A simulated opponent takes one tree, of a colour drawn in proportion to the supply."""
     total = 0
@@ -62,7 +62,7 @@ def _opponent_takes_tree(sim, rng):
         draw -= sim.supply[colour]
 
 
-@njit(cache=True)
+@compiled
 def _own_tree(sim, rng, choice_colours, choice_zones):
     count = legal_tree_choices(sim, 0, choice_colours, choice_zones)
     if count > 0:
@@ -70,7 +70,7 @@ def _own_tree(sim, rng, choice_colours, choice_zones):
         apply_tree(sim, 0, choice_colours[pick], choice_zones[pick])
 
 
-@njit(cache=True)
+@compiled
 def _tree_phase(sim, players, holder, me, first_position, own_pick, rng, choice_colours,
                 choice_zones):
     """The picks of one simulated tree phase from ``first_position`` in token order."""
@@ -83,7 +83,7 @@ def _tree_phase(sim, players, holder, me, first_position, own_pick, rng, choice_
             _opponent_takes_tree(sim, rng)
 
 
-@njit(cache=True)
+@compiled
 def playout(tiles, sim, players, me, holder, draw_order, turns_left, rng, move_cells,
             move_rotations, choice_colours, choice_zones, scratch, preview):
     """Play the rest of the game on the one-player table ``sim`` (planet 0 is ``me``'s) with the
@@ -103,7 +103,7 @@ def playout(tiles, sim, players, me, holder, draw_order, turns_left, rng, move_c
     return planet_score(sim, 0)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def _unseen_tiles(table):
     count = 0
     for tile in range(table.tile_drawn.shape[0]):
@@ -118,7 +118,7 @@ def _unseen_tiles(table):
     return unseen
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def _shortlist(values, count, size):
     """Indices of the ``size`` largest values (first come first among equals)."""
     size = min(size, count)
@@ -126,7 +126,7 @@ def _shortlist(values, count, size):
     return order[:size]
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def _start_sample(table, player, sim, unseen, sampled_order, local_rng, base, sample):
     """Set up playout ``sample``: its own generator, a fresh order of the unseen tiles, and the
     player's planet and the supply copied into the one-planet scratch table ``sim``."""
@@ -137,7 +137,7 @@ def _start_sample(table, player, sim, unseen, sampled_order, local_rng, base, sa
     sim.supply[:] = table.supply
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def rollout_placement(tiles, table, player, tile, move_cells, move_rotations, move_count, rng,
                       scratch, preview, rollouts, candidates):
     """``rollout``: the shortlisted placement with the best mean final score over ``rollouts``
@@ -184,7 +184,7 @@ def rollout_placement(tiles, table, player, tile, move_cells, move_rotations, mo
     return shortlist[pick_best(mean_score, shortlist.shape[0], rng)]
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng, rollouts,
                  candidates):
     """``rollout``: the shortlisted (colour, zone) with the best mean final score over

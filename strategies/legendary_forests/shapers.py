@@ -7,7 +7,6 @@ broken uniformly at random with the seat's own generator.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     GROUP_FULL_RUNES,
@@ -17,10 +16,11 @@ from sim.games.legendary_forests.rules import (
     new_groups,
     placement_groups,
 )
+from sim.jit import compiled, inlined
 from strategies.legendary_forests.evaluation import pick_best
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def rune_hunter_placement(tiles, table, player, tile, move_cells, move_rotations, move_count,
                           rng, scratch):
     """``rune-hunter``: the placement that makes the most full runes, then the one that leaves
@@ -43,7 +43,7 @@ def rune_hunter_placement(tiles, table, player, tile, move_cells, move_rotations
     return pick_best(values, move_count, rng)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def rune_hunter_tree(table, player, choice_zones, choice_count, rng):
     """``rune-hunter``: the tree goes to the zone with the most full runes that has no tree yet
     (a zone that already holds one only when nothing else is left)."""
@@ -56,7 +56,7 @@ def rune_hunter_tree(table, player, choice_zones, choice_count, rng):
     return pick_best(values, choice_count, rng)
 
 
-@njit(cache=True)
+@inlined
 def _closer_zone_value(full_runes, open_half_runes, trees, open_penalty):
     # A zone with a tree is worth its runes, doubled when closed, and loses value with every open
     # half-rune (at most what closing would add); a zone without a tree counts half, as it may
@@ -70,7 +70,7 @@ def _closer_zone_value(full_runes, open_half_runes, trees, open_penalty):
     return value
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def closer_placement(tiles, table, player, tile, move_cells, move_rotations, move_count, rng,
                      scratch, open_penalty):
     """``closer``: the placement that most improves the zones it touches when closing is what
@@ -95,7 +95,7 @@ def closer_placement(tiles, table, player, tile, move_cells, move_rotations, mov
     return pick_best(values, move_count, rng)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def closer_tree(table, player, choice_zones, choice_count, rng):
     """``closer``: the zone that scores most once closed, counting a closed zone at 2 x its runes
     and an open one at 2 x its runes discounted by how far it is from closing (1 / (1 + open

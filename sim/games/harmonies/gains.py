@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import BLUE, BROWN, GRAY, GREEN, NO_TOKEN, RED, YELLOW
 from sim.games.harmonies.habitats import is_building_at
@@ -30,6 +29,7 @@ from sim.games.harmonies.scoring import (
     river_length_points,
     spirit_bonus,
 )
+from sim.jit import compiled, inlined
 
 GainCache = namedtuple(
     "GainCache",
@@ -66,13 +66,28 @@ def new_gain_cache(hex_count: int) -> GainCache:
     )
 
 
-@njit(cache=True)
+@inlined
 def invalidate(cache):
     """Mark everything stale (e.g. after the board was restored or changed hands)."""
     cache.valid[:] = 0
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def copy_gain_cache(source, target):
+    """Copy one cache into another, validity included (e.g. the turn's starting board, worked
+    out once, back after a trial is undone)."""
+    for part in range(source.valid.shape[0]):
+        target.valid[part] = source.valid[part]
+    for hex_index in range(source.yellow_labels.shape[0]):
+        target.yellow_labels[hex_index] = source.yellow_labels[hex_index]
+        target.yellow_sizes[hex_index] = source.yellow_sizes[hex_index]
+        target.blue_labels[hex_index] = source.blue_labels[hex_index]
+        target.blue_diameters[hex_index] = source.blue_diameters[hex_index]
+    for number in range(source.numbers.shape[0]):
+        target.numbers[number] = source.numbers[number]
+
+
+@inlined
 def note_token_placed(cache, colour):
     """Mark stale what a new token of ``colour`` may have changed."""
     if colour == YELLOW:
@@ -82,7 +97,7 @@ def note_token_placed(cache, colour):
     cache.valid[VALID_SPIRIT] = 0
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def placed_spirit_points(tables, public, player, scratch):
     """Bonus points of the player's spirits whose cube is placed."""
     total = 0
@@ -93,7 +108,7 @@ def placed_spirit_points(tables, public, player, scratch):
     return total
 
 
-@njit(cache=True)
+@inlined
 def holds_placed_spirit(tables, public, player):
     """True when one of the player's spirits has its cube on the board (its bonus then moves
     with every token)."""
@@ -104,7 +119,7 @@ def holds_placed_spirit(tables, public, player):
     return False
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def refresh(tables, public, player, scratch, cache):
     """Recompute the stale parts of the cache for ``player``'s board."""
     valid = cache.valid
@@ -142,7 +157,7 @@ def refresh(tables, public, player, scratch, cache):
         cache.valid[VALID_SPIRIT] = 1
 
 
-@njit(cache=True)
+@compiled
 def changeable_points(neighbours, mountain_points, building_points, building_min_colours,
                       stacks, heights, player, hex_index, with_neighbour_mountains):
     """Mountain and building points that a token on ``hex_index`` can change: the hex itself,
@@ -164,7 +179,7 @@ def changeable_points(neighbours, mountain_points, building_points, building_min
     return total
 
 
-@njit(cache=True)
+@compiled
 def local_token_gain(neighbours, tree_points, mountain_points, building_points,
                      building_min_colours, stacks, heights, player, hex_index, colour):
     """Trees, mountains and buildings points gained by a ``colour`` token on ``hex_index`` (which
@@ -195,7 +210,7 @@ def local_token_gain(neighbours, tree_points, mountain_points, building_points,
 # run once per candidate hex.
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def field_gain(neighbours, yellow_labels, yellow_sizes, field_min_group, field_group_points,
                hex_index):
     """Field points gained by a yellow token on the empty ``hex_index`` (labels and sizes of
@@ -218,7 +233,7 @@ def field_gain(neighbours, yellow_labels, yellow_sizes, field_min_group, field_g
     return after - big_groups_before * field_group_points
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def river_gain(neighbours, blue_labels, blue_diameters, numbers, river_points,
                points_per_extra_token, member, distance, queue, hex_index):
     """Side A: river points gained by a blue token on the empty ``hex_index`` (labels, group
@@ -251,7 +266,7 @@ def river_gain(neighbours, blue_labels, blue_diameters, numbers, river_points,
         river_length_points(river_points, points_per_extra_token, numbers[BEST_RIVER])
 
 
-@njit(cache=True)
+@compiled
 def island_gain(neighbours, island_points, numbers, stacks, heights, player, member, labels,
                 sizes, queue, hex_index):
     """Side B: island points gained by a blue token on the empty ``hex_index`` (``numbers`` of
@@ -266,7 +281,7 @@ def island_gain(neighbours, island_points, numbers, stacks, heights, player, mem
     return island_points * (islands - numbers[ISLANDS])
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def spirit_gain(tables, public, player, hex_index, colour, scratch, cache):
     """Change of the placed spirits' bonus from a ``colour`` token on ``hex_index`` (cache up
     to date). The board is left unchanged."""
@@ -281,7 +296,7 @@ def spirit_gain(tables, public, player, hex_index, colour, scratch, cache):
     return gain
 
 
-@njit(cache=True)
+@compiled
 def water_gain(tables, public, player, hex_index, scratch, cache):
     """Water points gained by a blue token on ``hex_index`` (cache up to date)."""
     if tables.water_is_river:
@@ -299,7 +314,7 @@ def water_gain(tables, public, player, hex_index, scratch, cache):
                        scratch.queue, hex_index)
 
 
-@njit(cache=True)
+@compiled
 def token_gain(tables, public, player, hex_index, colour, scratch, cache):
     """Points gained at once by putting a ``colour`` token on ``hex_index`` (which must be
     legal), cards excluded except a placed spirit's bonus. The board is left unchanged.
@@ -320,7 +335,7 @@ def token_gain(tables, public, player, hex_index, colour, scratch, cache):
     return gain
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def cube_gain(tables, public, player, slot, scratch):
     """Points gained at once by moving the next cube of the card in ``slot`` to the board."""
     card = public.held_cards[player, slot]
@@ -347,7 +362,7 @@ def new_local_view(hex_count: int) -> LocalView:
     )
 
 
-@njit(cache=True)
+@compiled
 def prepare_local_view(neighbours, stacks, heights, player, view):
     """Fill ``view`` for ``player``'s board as it is now."""
     tops, gray_around, buildings = view.tops, view.gray_around, view.buildings
@@ -365,7 +380,7 @@ def prepare_local_view(neighbours, stacks, heights, player, view):
         gray_around[hex_index] = count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def _building_scores(neighbours, tops, building_min_colours, building, changed, new_top):
     """Whether the building on ``building`` sees enough colours when hex ``changed`` shows
     ``new_top``."""
@@ -382,7 +397,7 @@ def _building_scores(neighbours, tops, building_min_colours, building, changed, 
     return colours >= building_min_colours
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def fast_local_gain(neighbours, tree_points, mountain_points, building_points,
                     building_min_colours, heights, player, view, hex_index, colour):
     """:func:`local_token_gain` from a :func:`prepare_local_view` summary: the trees,
@@ -427,15 +442,16 @@ def fast_local_gain(neighbours, tree_points, mountain_points, building_points,
     return gain
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def copy_local_view(source, target):
     """Copy one summary into another (e.g. the turn's starting board before a trial)."""
-    target.tops[:] = source.tops
-    target.gray_around[:] = source.gray_around
-    target.buildings[:] = source.buildings
+    for hex_index in range(source.tops.shape[0]):
+        target.tops[hex_index] = source.tops[hex_index]
+        target.gray_around[hex_index] = source.gray_around[hex_index]
+        target.buildings[hex_index] = source.buildings[hex_index]
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def note_token_in_view(neighbours, stacks, heights, player, view, hex_index):
     """Update ``view`` after a token went on ``hex_index`` (already on the board)."""
     height = heights[player, hex_index]

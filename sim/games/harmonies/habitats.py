@@ -9,9 +9,6 @@ belong to several habitats.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
 from sim.games.harmonies.colours import (
     BROWN,
     BUILDING_REQUIREMENT,
@@ -20,9 +17,10 @@ from sim.games.harmonies.colours import (
     STACK_CODE_BASE,
 )
 from sim.games.harmonies.tables import ROTATIONS
+from sim.jit import compiled, inlined
 
 
-@njit(cache=True)
+@inlined
 def stack_code_at(stacks, heights, player, hex_index):
     """The stack code (see ``colours.py``) of ``player``'s hex."""
     code = 0
@@ -33,7 +31,7 @@ def stack_code_at(stacks, heights, player, hex_index):
     return code
 
 
-@njit(cache=True)
+@inlined
 def is_building_at(stacks, heights, player, hex_index):
     """True when the hex holds a building: red on exactly one brown, gray or red."""
     if heights[player, hex_index] != 2 or stacks[player, hex_index, 1] != RED:
@@ -42,7 +40,7 @@ def is_building_at(stacks, heights, player, hex_index):
     return base == BROWN or base == GRAY or base == RED
 
 
-@njit(cache=True)
+@inlined
 def stack_meets(stacks, heights, player, hex_index, requirement):
     """True when the hex holds what a habitat ``requirement`` asks for."""
     if requirement == BUILDING_REQUIREMENT:
@@ -50,7 +48,7 @@ def stack_meets(stacks, heights, player, hex_index, requirement):
     return stack_code_at(stacks, heights, player, hex_index) == requirement
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, stacks, heights,
                     player, card, cube_hex):
     """True when ``card``'s habitat, in some rotation, lies on the board with its cube cell on
@@ -74,21 +72,21 @@ def habitat_matches(card_cell_count, card_requirement, card_fits, card_cells, st
     return False
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def card_matches_at(tables, stacks, heights, player, card, cube_hex):
     """:func:`habitat_matches` for callers holding the tables tuple."""
     return habitat_matches(tables.card_cell_count, tables.card_requirement, tables.card_fits,
                            tables.card_cells, stacks, heights, player, card, cube_hex)
 
 
-@njit(cache=True)
+@inlined
 def card_is_completed(tables, public, player, slot):
     """True when every cube of the card in ``slot`` is on the board."""
     card = public.held_cards[player, slot]
     return public.cubes_placed[player, slot] >= tables.card_cube_count[card]
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def cube_placement_is_legal(tables, public, player, slot, cube_hex):
     """True when the next cube of the card in ``slot`` may go on ``cube_hex`` now."""
     if slot < 0 or slot >= public.held_count[player]:
@@ -101,7 +99,7 @@ def cube_placement_is_legal(tables, public, player, slot, cube_hex):
                            public.held_cards[player, slot], cube_hex)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def list_cube_placements(tables, public, player, out_slots, out_hexes):
     """Write every legal (card slot, cube hex) pair of ``player`` into the two output arrays
     (each at least cards held x hexes long) and return how many there are, slot by slot."""
@@ -112,29 +110,30 @@ def list_cube_placements(tables, public, player, out_slots, out_hexes):
     card_requirement, card_fits, card_cells = (tables.card_requirement, tables.card_fits,
                                                tables.card_cells)
     hex_count = tables.hex_count
-    # Every open card is tried on every hex: each hex's stack code (-1: no token, or a cube)
-    # and building flag are worked out once for all cards.
-    codes = np.empty(hex_count, dtype=np.int32)
-    buildings = np.empty(hex_count, dtype=np.int8)
-    for cube_hex in range(hex_count):
-        if heights[player, cube_hex] == 0 or cube_heights[player, cube_hex] > 0:
-            codes[cube_hex] = -1
-        else:
-            codes[cube_hex] = stack_code_at(stacks, heights, player, cube_hex)
-        buildings[cube_hex] = is_building_at(stacks, heights, player, cube_hex)
+    # Most calls find no open card, and a player holds few: each hex's stack is read per open
+    # card rather than summed up for every hex first.
     for slot in range(public.held_count[player]):
         card = held_cards[player, slot]
         if cubes_placed[player, slot] >= card_cube_count[card]:
             continue
         cube_requirement = card_requirement[card, 0]
+        # A stack code is unique to its stack, so only hexes of the required height can hold
+        # it (a building is 2 high).
+        needed_height = 2
+        if cube_requirement != BUILDING_REQUIREMENT:
+            needed_height = 0
+            code = cube_requirement
+            while code > 0:
+                code //= STACK_CODE_BASE
+                needed_height += 1
         for cube_hex in range(hex_count):
-            code = codes[cube_hex]
-            if code < 0:
+            height = heights[player, cube_hex]
+            if height == 0 or height != needed_height or cube_heights[player, cube_hex] > 0:
                 continue
             if cube_requirement == BUILDING_REQUIREMENT:
-                if buildings[cube_hex] == 0:
+                if not is_building_at(stacks, heights, player, cube_hex):
                     continue
-            elif code != cube_requirement:
+            elif stack_code_at(stacks, heights, player, cube_hex) != cube_requirement:
                 continue
             if habitat_matches(card_cell_count, card_requirement, card_fits, card_cells,
                                stacks, heights, player, card, cube_hex):

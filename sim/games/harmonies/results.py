@@ -13,7 +13,6 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import COLOUR_COUNT, STACK_CODE_COUNT, stack_code
 from sim.games.harmonies.habitats import stack_code_at
@@ -26,6 +25,7 @@ from sim.games.harmonies.scoring import (
 )
 from sim.games.harmonies.stacking import LEGAL_STACKS
 from sim.games.harmonies.state import DRAW_BAG, PROGRESS_ROUND
+from sim.jit import compiled, inlined
 
 # Audit failures (see audit_state), reported by play_game/play_games(audit=True).
 AUDIT_OK = 0
@@ -52,7 +52,7 @@ def legal_stack_code_table() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def audit_state(tables, public, hidden, legal_codes, counts):
     """Check the invariants of a state: legal stacks, cubes on tokens and never under a later
     token, every token of the bag file accounted for. Returns an AUDIT_* code."""
@@ -83,7 +83,7 @@ def audit_state(tables, public, hidden, legal_codes, counts):
     return AUDIT_OK
 
 
-@njit(cache=True)
+@compiled
 def record_results(tables, public, work, game, category_points, totals, ranks, wins, cubes,
                    completed, turns):
     """Score every player of the finished game into row ``game`` of the result arrays; ranks
@@ -153,31 +153,36 @@ def new_recording(results: GameResults, tables) -> Recording:
     )
 
 
-@njit(cache=True)
+@inlined
 def record_deal(hidden, game, recording):
     """After the deal: the spirits dealt to each player (they leave the hidden state once one
     is kept)."""
-    recording.spirits_dealt[game] = hidden.spirit_offers
+    # Element by element: an array copy could allocate (compiled without reference counting).
+    for player in range(hidden.spirit_offers.shape[0]):
+        for slot in range(hidden.spirit_offers.shape[1]):
+            recording.spirits_dealt[game, player, slot] = hidden.spirit_offers[player, slot]
 
 
-@njit(cache=True)
+@inlined
 def record_turn_start(public, player, recording):
     """Before ``player``'s turn: the face-up card row (it changes only at the end of a turn)
     and the cards the player holds."""
-    recording.row[:] = public.card_row
+    for position in range(public.card_row.shape[0]):
+        recording.row[position] = public.card_row[position]
     recording.held_before[0] = public.held_count[player]
 
 
-@njit(cache=True)
+@inlined
 def record_turn_end(public, game, player, recording):
     """After ``player``'s turn: the round and the face-up row of each card taken (or spirit
     kept) during it."""
     for slot in range(recording.held_before[0], public.held_count[player]):
         recording.taken_round[game, player, slot] = public.progress[PROGRESS_ROUND]
-        recording.offered[game, player, slot] = recording.row
+        for position in range(recording.row.shape[0]):
+            recording.offered[game, player, slot, position] = recording.row[position]
 
 
-@njit(cache=True)
+@compiled
 def record_round(tables, public, game, recording):
     """After a round, when traced: every player's score if the game ended now."""
     round_number = public.progress[PROGRESS_ROUND]
@@ -188,12 +193,14 @@ def record_round(tables, public, game, recording):
             tables, public, player, recording.scratch, recording.points)
 
 
-@njit(cache=True)
+@inlined
 def record_cards(public, game, recording):
     """At the end of the game: every player's cards, in the order taken, and their cubes."""
-    recording.held_cards[game] = public.held_cards
-    recording.cubes_placed[game] = public.cubes_placed
-    recording.held_count[game] = public.held_count
+    for player in range(public.held_cards.shape[0]):
+        recording.held_count[game, player] = public.held_count[player]
+        for slot in range(public.held_cards.shape[1]):
+            recording.held_cards[game, player, slot] = public.held_cards[player, slot]
+            recording.cubes_placed[game, player, slot] = public.cubes_placed[player, slot]
 
 
 @dataclass(frozen=True)

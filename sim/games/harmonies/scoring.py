@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import BLUE, GRAY, GREEN, NO_TOKEN, YELLOW
 from sim.games.harmonies.habitats import is_building_at
@@ -26,6 +25,7 @@ from sim.games.harmonies.tables import (
     BONUS_TREES,
     BONUS_WATER_GROUPS,
 )
+from sim.jit import compiled, inlined
 
 CATEGORY_NAMES = ("trees", "mountains", "fields", "buildings", "water", "animals", "spirit")
 TREES, MOUNTAINS, FIELDS, BUILDINGS, WATER, ANIMALS, SPIRIT = range(7)
@@ -54,7 +54,7 @@ def new_scratch(hex_count: int) -> Scratch:
     )
 
 
-@njit(cache=True)
+@inlined
 def top_colour(stacks, heights, player, hex_index):
     """The colour on top of the hex, or NO_TOKEN when it is empty."""
     height = heights[player, hex_index]
@@ -63,7 +63,7 @@ def top_colour(stacks, heights, player, hex_index):
     return stacks[player, hex_index, height - 1]
 
 
-@njit(cache=True)
+@inlined
 def table_value(values, count, size):
     """``values[size - 1]`` where the last of ``count`` values applies to every larger size."""
     if size <= 0:
@@ -73,7 +73,7 @@ def table_value(values, count, size):
     return values[size - 1]
 
 
-@njit(cache=True)
+@compiled
 def label_groups(neighbours, member, labels, sizes, queue):
     """Label the connected groups of hexes with ``member[h] == 1``: fills ``labels`` (-1
     outside) and ``sizes`` (per label); returns the number of groups."""
@@ -100,7 +100,7 @@ def label_groups(neighbours, member, labels, sizes, queue):
     return groups
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def eccentricity(neighbours, member, start, distance, queue):
     """Largest number of steps from ``start`` to a hex of its group (hexes with member == 1)."""
     distance[:] = -1
@@ -122,7 +122,7 @@ def eccentricity(neighbours, member, start, distance, queue):
     return farthest
 
 
-@njit(cache=True)
+@compiled
 def mark_top_colour(stacks, heights, player, colour, member):
     """Set ``member[h] = 1`` where the top token is ``colour``, else 0; returns the count."""
     count = 0
@@ -139,7 +139,7 @@ def mark_top_colour(stacks, heights, player, colour, member):
 # loop, where every array fetched out of a tuple costs a reference-count update.
 
 
-@njit(cache=True)
+@inlined
 def tree_points_at(tree_points, stacks, heights, player, hex_index):
     """Points of the hex as a tree: green on top, by height; 0 otherwise."""
     if top_colour(stacks, heights, player, hex_index) != GREEN:
@@ -147,7 +147,7 @@ def tree_points_at(tree_points, stacks, heights, player, hex_index):
     return tree_points[heights[player, hex_index] - 1]
 
 
-@njit(cache=True)
+@compiled
 def mountain_points_at(neighbours, mountain_points, stacks, heights, player, hex_index):
     """Points of the hex as a mountain: gray on top, by height, only next to another mountain."""
     if top_colour(stacks, heights, player, hex_index) != GRAY:
@@ -159,7 +159,7 @@ def mountain_points_at(neighbours, mountain_points, stacks, heights, player, hex
     return 0
 
 
-@njit(cache=True)
+@compiled
 def building_points_at(neighbours, building_points, building_min_colours, stacks, heights,
                        player, hex_index):
     """Points of the hex as a building: when its neighbours' top tokens show enough colours."""
@@ -178,7 +178,7 @@ def building_points_at(neighbours, building_points, building_min_colours, stacks
     return building_points if colours >= building_min_colours else 0
 
 
-@njit(cache=True)
+@compiled
 def field_points(tables, stacks, heights, player, scratch):
     """Points of the fields: each group of enough connected yellow tokens."""
     mark_top_colour(stacks, heights, player, YELLOW, scratch.member)
@@ -191,7 +191,7 @@ def field_points(tables, stacks, heights, player, scratch):
     return total
 
 
-@njit(cache=True)
+@inlined
 def river_length_points(river_points, points_per_extra_token, length):
     """Points of a river of ``length`` tokens (the table, then a fixed amount per extra token)."""
     if length <= 0:
@@ -202,13 +202,13 @@ def river_length_points(river_points, points_per_extra_token, length):
     return river_points[listed - 1] + points_per_extra_token * (length - listed)
 
 
-@njit(cache=True)
+@inlined
 def river_points_for_length(tables, length):
     """:func:`river_length_points` with the tables' river table."""
     return river_length_points(tables.river_points, tables.river_points_per_extra_token, length)
 
 
-@njit(cache=True)
+@compiled
 def best_river_length(tables, stacks, heights, player, scratch):
     """Length in tokens of the longest river: the largest graph diameter of a blue group, both
     ends counted (0 without blue)."""
@@ -225,7 +225,7 @@ def best_river_length(tables, stacks, heights, player, scratch):
     return longest + 1
 
 
-@njit(cache=True)
+@compiled
 def count_islands(neighbours, stacks, heights, player, member, labels, sizes, queue):
     """Islands: connected groups of hexes not topped by blue (empty hexes are land)."""
     for hex_index in range(member.shape[0]):
@@ -234,14 +234,14 @@ def count_islands(neighbours, stacks, heights, player, member, labels, sizes, qu
     return label_groups(neighbours, member, labels, sizes, queue)
 
 
-@njit(cache=True)
+@compiled
 def island_count(tables, stacks, heights, player, scratch):
     """:func:`count_islands` with the tables' geometry and the scratch arrays."""
     return count_islands(tables.neighbours, stacks, heights, player, scratch.member,
                          scratch.labels, scratch.sizes, scratch.queue)
 
 
-@njit(cache=True)
+@compiled
 def water_points(tables, stacks, heights, player, scratch):
     """Side A: points of the best river; side B: points of the islands."""
     if tables.water_is_river:
@@ -251,7 +251,7 @@ def water_points(tables, stacks, heights, player, scratch):
     return tables.island_points * island_count(tables, stacks, heights, player, scratch)
 
 
-@njit(cache=True)
+@compiled
 def group_bonus(tables, card, groups, scratch):
     """Sum of a spirit's bonus over the groups labelled in ``scratch`` (by group size)."""
     total = 0
@@ -261,7 +261,7 @@ def group_bonus(tables, card, groups, scratch):
     return total
 
 
-@njit(cache=True)
+@compiled
 def spirit_bonus(tables, stacks, heights, player, card, scratch):
     """End bonus of the spirit ``card`` on the player's board (RULES.md spirit table)."""
     kind = tables.bonus_kind[card]
@@ -291,7 +291,7 @@ def spirit_bonus(tables, stacks, heights, player, card, scratch):
     return total
 
 
-@njit(cache=True)
+@compiled
 def landscape_points(tables, stacks, heights, player, scratch, out):
     """Write trees, mountains, fields, buildings and water points into ``out[0:5]``."""
     trees = 0
@@ -313,7 +313,7 @@ def landscape_points(tables, stacks, heights, player, scratch, out):
     out[WATER] = water_points(tables, stacks, heights, player, scratch)
 
 
-@njit(cache=True)
+@compiled
 def card_points(tables, stacks, heights, held_cards, cubes_placed, held_count, player, scratch,
                 out):
     """Write animal card points into ``out[ANIMALS]`` (the track value of the cubes placed) and
@@ -333,7 +333,7 @@ def card_points(tables, stacks, heights, held_cards, cubes_placed, held_count, p
     out[SPIRIT] = spirit
 
 
-@njit(cache=True)
+@compiled
 def score_player(tables, public, player, scratch, out):
     """Write ``player``'s points per category into ``out`` (length CATEGORY_COUNT); returns the
     total."""
@@ -346,7 +346,7 @@ def score_player(tables, public, player, scratch, out):
     return total
 
 
-@njit(cache=True)
+@compiled
 def animal_cubes_placed(tables, public, player):
     """Animal cubes the player has moved to the board (spirit cubes excluded): the tie-break."""
     cubes = 0
@@ -356,7 +356,7 @@ def animal_cubes_placed(tables, public, player):
     return cubes
 
 
-@njit(cache=True)
+@compiled
 def animal_cards_completed(tables, public, player):
     """Animal cards whose every cube is on the board."""
     completed = 0

@@ -8,8 +8,6 @@ and the reference scorer) lists the complete stacks the table allows.
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.harmonies.colours import (
     BLUE,
     BROWN,
@@ -19,6 +17,7 @@ from sim.games.harmonies.colours import (
     RED,
     YELLOW,
 )
+from sim.jit import inlined
 
 # Every stack that the stacking table allows, bottom to top (partial trees included).
 LEGAL_STACKS = frozenset(
@@ -47,7 +46,7 @@ def is_legal_stack(colours: list[int] | tuple[int, ...]) -> bool:
     return tuple(colours) in LEGAL_STACKS
 
 
-@njit(cache=True)
+@inlined
 def can_place_token(stacks, heights, cube_heights, player, hex_index, colour):
     """True when ``colour`` may go on top of ``player``'s stack at ``hex_index`` right now."""
     if cube_heights[player, hex_index] > 0:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.harmonies.colours import COLOUR_COUNT, MAX_STACK_HEIGHT, NO_TOKEN
+from sim.jit import compiled, inlined
 from sim.rng import seed_state, shuffle_in_place
 
 PublicState = namedtuple(
@@ -85,13 +85,13 @@ def new_state(tables) -> tuple[PublicState, HiddenState]:
     return public, hidden
 
 
-@njit(cache=True)
+@inlined
 def bag_remaining(hidden):
     """Tokens still in the bag."""
     return hidden.bag_order.shape[0] - hidden.draw_positions[DRAW_BAG]
 
 
-@njit(cache=True)
+@inlined
 def draw_token(public, hidden):
     """Take the next token out of the bag; returns its colour (the caller checks the bag)."""
     colour = hidden.bag_order[hidden.draw_positions[DRAW_BAG]]
@@ -100,7 +100,7 @@ def draw_token(public, hidden):
     return colour
 
 
-@njit(cache=True)
+@inlined
 def draw_card(hidden):
     """The next animal card of the deck, or -1 when the deck is empty."""
     position = hidden.draw_positions[DRAW_DECK]
@@ -110,7 +110,7 @@ def draw_card(hidden):
     return hidden.deck_order[position]
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def fill_central_space(tables, public, hidden, space):
     """Fill an empty central space from the bag. Returns False, leaving the space empty and the
     bag untouched, when the bag holds fewer tokens than a space takes (the end trigger)."""
@@ -122,7 +122,7 @@ def fill_central_space(tables, public, hidden, space):
     return True
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def fill_card_row(public, hidden):
     """Put a card from the deck on every empty slot of the card row (while the deck lasts)."""
     for position in range(public.card_row.shape[0]):
@@ -130,7 +130,7 @@ def fill_card_row(public, hidden):
             public.card_row[position] = draw_card(hidden)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def deal(tables, public, hidden, deal_seed):
     """Reset the state to the start of a game: shuffle the bag and the deck with ``deal_seed``,
     fill the central board and the card row, deal 2 spirits per player when the variant is on."""
@@ -176,7 +176,7 @@ def deal(tables, public, hidden, deal_seed):
     fill_card_row(public, hidden)
 
 
-@njit(cache=True)
+@inlined
 def full_space_count(public):
     """Central spaces holding tokens."""
     count = 0

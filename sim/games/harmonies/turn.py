@@ -7,8 +7,6 @@ functions change the state.
 
 from __future__ import annotations
 
-from numba import njit
-
 from sim.games.harmonies.habitats import card_is_completed, cube_placement_is_legal
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.state import (
@@ -16,9 +14,10 @@ from sim.games.harmonies.state import (
     fill_card_row,
     fill_central_space,
 )
+from sim.jit import compiled
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def take_central_space(tables, public, space, out_tokens):
     """Take all tokens of a full central space into ``out_tokens``; returns how many."""
     count = public.central_count[space]
@@ -31,7 +30,7 @@ def take_central_space(tables, public, space, out_tokens):
     return count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def place_token(public, player, hex_index, colour):
     """Put a token of ``colour`` on top of ``player``'s hex (it must be allowed there)."""
     if not can_place_token(public.stacks, public.heights, public.cube_heights, player,
@@ -42,7 +41,7 @@ def place_token(public, player, hex_index, colour):
     public.heights[player, hex_index] = height + 1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def has_legal_hex(tables, public, player, colour):
     """True when a token of ``colour`` can go somewhere on ``player``'s board."""
     for hex_index in range(tables.hex_count):
@@ -52,7 +51,7 @@ def has_legal_hex(tables, public, player, colour):
     return False
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def discard_unplaceable_token(tables, public, player, colour):
     """Send a token that fits nowhere on ``player``'s board to the box (a reading: the rules
     require placing every token and are silent when no hex can take it)."""
@@ -61,7 +60,7 @@ def discard_unplaceable_token(tables, public, player, colour):
     public.box_counts[colour] += 1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def uncompleted_cards(tables, public, player):
     """Cards the player holds with cubes still on them (an unplaced spirit counts)."""
     count = 0
@@ -71,7 +70,7 @@ def uncompleted_cards(tables, public, player):
     return count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def may_take_card(tables, public, player):
     """True when the player holds fewer uncompleted cards than the limit and a card is face up."""
     if uncompleted_cards(tables, public, player) >= tables.card_limit:
@@ -82,7 +81,7 @@ def may_take_card(tables, public, player):
     return False
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def add_card(public, player, card):
     """Put ``card`` in front of the player with all its cubes on it; returns its slot."""
     slot = public.held_count[player]
@@ -92,7 +91,7 @@ def add_card(public, player, card):
     return slot
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def take_card(tables, public, player, row_position):
     """Take the face-up card at ``row_position`` (the slot stays empty until the end of turn)."""
     if not may_take_card(tables, public, player):
@@ -104,7 +103,7 @@ def take_card(tables, public, player, row_position):
     return add_card(public, player, card)
 
 
-@njit(cache=True)
+@compiled
 def keep_spirit(hidden, public, player, choice):
     """Nature spirit variant: keep offered spirit ``choice`` (0 or 1); the other goes back."""
     card = hidden.spirit_offers[player, choice]
@@ -115,7 +114,7 @@ def keep_spirit(hidden, public, player, choice):
     return add_card(public, player, card)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def place_cube(tables, public, player, slot, cube_hex):
     """Move the bottom-most cube of the card in ``slot`` onto ``cube_hex``."""
     if not cube_placement_is_legal(tables, public, player, slot, cube_hex):
@@ -124,7 +123,7 @@ def place_cube(tables, public, player, slot, cube_hex):
     public.cubes_placed[player, slot] += 1
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def empty_hexes(tables, public, player):
     """Hexes of the player's board holding no token."""
     count = 0
@@ -134,7 +133,7 @@ def empty_hexes(tables, public, player):
     return count
 
 
-@njit(cache=True)
+@compiled
 def refill_after_turn(tables, public, hidden, player, space_taken):
     """End of turn, before any solo discard: refill the central board and the card row, then
     check the end triggers (bag cannot refill; the player has few empty hexes left).
@@ -159,7 +158,7 @@ def refill_after_turn(tables, public, hidden, player, space_taken):
     public.turns_played[player] += 1
 
 
-@njit(cache=True)
+@compiled
 def solo_discard_from_row(public, hidden, row_position):
     """Solo, when no card was taken this turn: discard a face-up card (it leaves the game) and
     replace it from the deck."""

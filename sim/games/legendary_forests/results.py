@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     GRASS,
@@ -21,6 +20,7 @@ from sim.games.legendary_forests.rules import (
     planet_score,
     planet_zone_counts,
 )
+from sim.jit import compiled
 
 COUNTER_TREE_PHASES_WITHOUT_TREE = 0  # tree phases where no colour left had a zone to go to
 COUNTER_TREE_PICKS_CONSTRAINED = 1  # tree picks made while a colour the seat had zones of was gone
@@ -101,7 +101,7 @@ def new_shard_results(games: int, players: int, turns: int,
     )
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def colour_gone_with_zone(table, player):
     """True when some leaf colour is exhausted while the player has a zone of that colour."""
     for node in range(table.node_count[player]):
@@ -114,7 +114,7 @@ def colour_gone_with_zone(table, player):
 
 
 
-@njit(cache=True)
+@compiled
 def rank_scores(scores, out_rank, out_win):
     """Rank 1 for the best score, tied scores share a rank; the win is shared among the seats
     tied on top (each gets 1 / their number)."""
@@ -136,7 +136,7 @@ def rank_scores(scores, out_rank, out_win):
         out_win[player] = 1.0 / top if scores[player] == best else 0.0
 
 
-@njit(cache=True)
+@compiled
 def record_game(table, work, log, removed_tiles, game, scores, results):
     """Write the finished game on ``table`` into row ``game`` of ``results`` (scores, ranks,
     wins, zone counts, trees, counters, the deal as played); ``scores`` is int64[P] scratch."""
@@ -169,4 +169,8 @@ def record_game(table, work, log, removed_tiles, game, scores, results):
     for turn in range(log.draw_order.shape[0]):
         results.draw_order[game, turn] = log.draw_order[turn] + 1
     if results.score_trace.shape[0] > 0:
-        results.score_trace[game] = log.score_trace
+        # Element by element: an array copy could allocate (compiled without reference
+        # counting).
+        for turn in range(log.score_trace.shape[0]):
+            for player in range(log.score_trace.shape[1]):
+                results.score_trace[game, turn, player] = log.score_trace[turn, player]

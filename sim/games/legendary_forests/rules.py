@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.data import GRASS, TileSet
+from sim.jit import compiled, inlined
 from sim.rng import seed_state, shuffle_in_place
 
 LEAF_COLOURS = 3
@@ -155,7 +155,7 @@ def new_table(tile_count: int, players: int, removed_tiles: int) -> Table:
     return table
 
 
-@njit(cache=True)
+@inlined
 def neighbour_cell(table, cell, direction):
     """The cell next to ``cell`` in board direction 0=N, 1=E, 2=S, 3=W."""
     side = table.status[STATUS_GRID_SIDE]
@@ -168,21 +168,21 @@ def neighbour_cell(table, cell, direction):
     return cell - 1
 
 
-@njit(cache=True)
+@inlined
 def centre_cell(table):
     """The cell of tile 1."""
     side = table.status[STATUS_GRID_SIDE]
     return (side // 2) * side + side // 2
 
 
-@njit(cache=True)
+@inlined
 def shown_side(direction, rotation):
     """Rotation mapping: at board direction d a tile turned r quarter turns clockwise shows the
     side it lists at index (d - r) mod 4."""
     return (direction - rotation) & 3
 
 
-@njit(cache=True)
+@inlined
 def find_zone(table, player, node):
     """Root node of the zone containing ``node`` (union-find with path halving)."""
     parent = table.node_parent
@@ -193,13 +193,13 @@ def find_zone(table, player, node):
     return node
 
 
-@njit(cache=True)
+@inlined
 def zone_is_closed(table, player, root):
     """A zone is closed when no half-rune of it is left without a neighbour."""
     return table.zone_open_half_runes[player, root] == 0
 
 
-@njit(cache=True)
+@inlined
 def zone_points(full_runes, open_half_runes, trees):
     """Points of one zone: with a tree, 2 x full runes when closed, 1 x when open; several
     trees score once; without a tree, nothing."""
@@ -210,7 +210,7 @@ def zone_points(full_runes, open_half_runes, trees):
     return full_runes
 
 
-@njit(cache=True)
+@inlined
 def _add_frontier(table, player, cell):
     if table.cell_tile[player, cell] != EMPTY or table.frontier_position[player, cell] >= 0:
         return
@@ -220,7 +220,7 @@ def _add_frontier(table, player, cell):
     table.frontier_count[player] = count + 1
 
 
-@njit(cache=True)
+@inlined
 def _remove_frontier(table, player, cell):
     position = table.frontier_position[player, cell]
     if position < 0:
@@ -233,7 +233,7 @@ def _remove_frontier(table, player, cell):
     table.frontier_count[player] = last
 
 
-@njit(cache=True)
+@inlined
 def _clear_cell(table, player, cell):
     table.cell_tile[player, cell] = EMPTY
     table.cell_rotation[player, cell] = 0
@@ -245,7 +245,7 @@ def _clear_cell(table, player, cell):
         table.cell_side_node[player, cell, direction] = NO_NODE
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def place_tile(tiles, table, player, tile, cell, rotation):
     """Put ``tile`` on ``cell`` with ``rotation`` and update zones, runes and the frontier.
 
@@ -315,7 +315,7 @@ def place_tile(tiles, table, player, tile, cell, rotation):
     table.placed_count[player] = count + 1
 
 
-@njit(cache=True)
+@compiled
 def clear_planet(table, player):
     """Empty one planet completely (no tile 1 either); only touched cells are cleared."""
     for index in range(table.placed_count[player]):
@@ -329,7 +329,7 @@ def clear_planet(table, player):
     table.discards[player] = 0
 
 
-@njit(cache=True)
+@compiled
 def reset_table(tiles, table, trees_per_colour_per_player):
     """Clear a table for a new game: every planet holds tile 1 in the centre, the token is with
     seat 0 (the Architect), and the supply has ``trees_per_colour_per_player`` x players trees of
@@ -349,7 +349,7 @@ def reset_table(tiles, table, trees_per_colour_per_player):
         place_tile(tiles, table, player, 0, start, 0)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def deal(deal_rng, tile_count, removed_tiles, draw_order, removed):
     """The Architect's shuffle: tiles 2..N (indices 1..N-1) shuffled with the deal generator; the
     first ``removed_tiles`` go back to the box unseen, the rest is the draw pile, top first.
@@ -363,7 +363,7 @@ def deal(deal_rng, tile_count, removed_tiles, draw_order, removed):
         draw_order[index] = pile[removed_tiles + index]
 
 
-@njit(cache=True)
+@compiled
 def placement_is_legal(tiles, table, player, tile, cell, rotation):
     """Adjacency and colour match: ``cell`` is empty and touches the planet, and every side that
     touches a placed tile shows that tile's colour."""
@@ -381,7 +381,7 @@ def placement_is_legal(tiles, table, player, tile, cell, rotation):
     return touches
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def legal_placements(tiles, table, player, tile, out_cells, out_rotations):
     """Fill ``out_cells``/``out_rotations`` with every legal placement of ``tile`` (one per
     distinct-looking rotation) and return how many there are; 0 means the tile is discarded.
@@ -404,7 +404,7 @@ def legal_placements(tiles, table, player, tile, out_cells, out_rotations):
     return count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def legal_tree_choices(table, player, out_colours, out_zones):
     """Every (leaf colour 1..3, zone root) a tree may go to now: the colour is still in the
     supply and the zone has that colour. Returns the count; 0 means the player takes no tree."""
@@ -421,7 +421,7 @@ def legal_tree_choices(table, player, out_colours, out_zones):
     return count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def apply_tree(table, player, colour, zone):
     """Take a tree of ``colour`` from the supply and put it in ``zone`` (a root of that colour)."""
     root = find_zone(table, player, zone)
@@ -434,7 +434,7 @@ def apply_tree(table, player, colour, zone):
     table.tree_count[player] = index + 1
 
 
-@njit(cache=True)
+@inlined
 def tree_phase_seat(table, position):
     """Seat that takes the ``position``-th tree of a tree phase: clockwise from the holder of the
     construction token."""
@@ -442,14 +442,14 @@ def tree_phase_seat(table, position):
     return (table.status[STATUS_TOKEN_HOLDER] + position) % players
 
 
-@njit(cache=True)
+@inlined
 def pass_construction_token(table):
     """After a tree phase the construction token passes to the next seat."""
     players = table.status[STATUS_PLAYERS]
     table.status[STATUS_TOKEN_HOLDER] = (table.status[STATUS_TOKEN_HOLDER] + 1) % players
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def planet_score(table, player):
     """Final score of a planet, read off the zone table."""
     total = 0
@@ -464,7 +464,7 @@ def planet_score(table, player):
     return total
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def planet_zone_counts(table, player, out):
     """Summary of a planet's leaf zones into ``out`` (int64[4]): zones, closed zones, full runes,
     zones holding a tree."""
@@ -502,13 +502,13 @@ GROUP_TREES = 3
 GROUP_COLUMNS = 4
 MAX_GROUPS = 8
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def new_groups():
     """An empty ``groups`` array for ``placement_groups``."""
     return np.zeros((MAX_GROUPS, GROUP_COLUMNS), dtype=np.int32)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _join_new_tile(tiles, table, player, tile, cell, rotation, scratch):
     """The joining step of a placement preview, without changing the table: the roots of the
     neighbouring zones the tile's leaf sides touch go to ``scratch[0:4]``, each touching pair
@@ -551,7 +551,7 @@ def _join_new_tile(tiles, table, player, tile, cell, rotation, scratch):
     return root_count, link_count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups):
     """The leaf zones a legal placement would leave where it lands, without changing the table.
 
@@ -608,7 +608,7 @@ def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups
     return group_count, root_count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
     """What a legal placement would change, without changing the table: fills ``out``
     (int32[PREVIEW_SIZE]); ``scratch`` is int32[>= 48]. Zones are joined the same way as
@@ -679,14 +679,14 @@ def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
 # Pure helpers for strategies (queries and copies; no rule is changed by them).
 
 
-@njit(cache=True)
+@inlined
 def total_turns(table):
     """Turns in a game on this table: every drawn tile is one turn. The table is sized for tile 1
     plus every drawn tile, so this is public (it follows from the rules parameters)."""
     return table.placed_cells.shape[1] - 1
 
 
-@njit(cache=True)
+@compiled
 def copy_planet(source, source_player, target, target_player):
     """Copy one planet (tiles, frontier, zones, trees, discards) from ``source`` to a planet of
     ``target``, a table of the same tile count and removed tiles; e.g. into a one-player scratch
@@ -730,7 +730,7 @@ def copy_planet(source, source_player, target, target_player):
     target.discards[target_player] = source.discards[source_player]
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def empty_table(players, cells, planet_tiles, nodes, tree_slots, status, supply, tile_drawn):
     """A ``Table`` with ``players`` empty planets of the given sizes around the given status,
     supply and drawn-tile flags: the one place that lists every field's shape and fill value
@@ -766,7 +766,7 @@ def empty_table(players, cells, planet_tiles, nodes, tree_slots, status, supply,
     )
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def new_scratch_table(like, players):
     """A table shaped like ``like`` but with ``players`` planets, allocated in compiled code
     (for strategies that try moves out on a copy). Status and tile flags are copied from

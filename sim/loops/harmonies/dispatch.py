@@ -10,8 +10,8 @@ by ``Strategy.parameter_row``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from sim.jit import compiled, inlined
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.expert import expert_choose_spirit, expert_turn
@@ -38,7 +38,21 @@ def default_parameter_table() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+# ``expert`` allocates its work arrays: called from the loop (compiled without reference
+# counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
+@compiled(refcounts=True)
+def counted_expert_turn(tables, public, player, generator, work):
+    """``expert_turn`` with reference counting."""
+    return expert_turn(tables, public, player, generator, work)
+
+
+@compiled(refcounts=True)
+def counted_expert_choose_spirit(tables, offers):
+    """``expert_choose_spirit`` with reference counting."""
+    return expert_choose_spirit(tables, offers)
+
+
+@inlined
 def play_policy_turn(policy, tables, public, player, generator, work):
     """Play ``player``'s turn with policy id ``policy``; returns (space, card taken)."""
     if policy == POLICY_RANDOM:
@@ -46,21 +60,21 @@ def play_policy_turn(policy, tables, public, player, generator, work):
     if policy == POLICY_GREEDY:
         return greedy_turn(tables, public, player, generator, work)
     if policy == POLICY_EXPERT:
-        return expert_turn(tables, public, player, generator, work)
+        return counted_expert_turn(tables, public, player, generator, work)
     return valued_turn(tables, public, player, generator, work, policy)
 
 
-@njit(cache=True)
+@inlined
 def choose_spirit(policy, tables, offers, generator):
     """Which of the two offered spirits (``offers``: the player's own two card indices) to
     keep: ``expert`` by its measured preference, every other policy at random (the board is
     empty at the first turn, so there is nothing on it to compare yet)."""
     if policy == POLICY_EXPERT:
-        return expert_choose_spirit(tables, offers)
+        return counted_expert_choose_spirit(tables, offers)
     return next_below(generator, 2)
 
 
-@njit(cache=True)
+@inlined
 def choose_solo_discard(policy, public, generator):
     """Solo discard decision: a row position to discard, or -1 (only ``random`` discards)."""
     if policy == POLICY_RANDOM:

@@ -27,6 +27,7 @@ import numpy as np
 from sim.games.harmonies.colours import (
     BUILDING_BASE_COLOURS,
     BUILDING_REQUIREMENT,
+    COLOUR_COUNT,
     COLOUR_NAMES,
     RED,
     stack_code,
@@ -215,7 +216,8 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
     audit_codes = np.zeros(1, dtype=np.int8)
     kernel(tables, public, hidden, work, lineup_ids, seat_parameters,
            np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
-           False, legal_stack_code_table(), results.category_points, results.total,
+           False, legal_stack_code_table(), np.zeros(COLOUR_COUNT, dtype=np.int32),
+           results.category_points, results.total,
            results.rank, results.win, results.cubes_placed, results.cards_completed,
            results.turns, audit_codes, new_recording(results, tables))
     return RecordedGame(results=results, public=public, turns=turns)

@@ -54,6 +54,7 @@ from sim.games.harmonies.turn import (
     refill_after_turn,
     solo_discard_from_row,
 )
+from sim.jit import entry, inlined
 from sim.loops.harmonies.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -63,12 +64,13 @@ from sim.loops.harmonies.dispatch import (
     default_parameter_table,
     play_policy_turn,
 )
+from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
 from sim.rng import seed_state
 from strategies.harmonies.common import Workspace, new_workspace
 
 
-@njit(cache=True)
+@inlined
 def play_turn(tables, public, hidden, work, lineup, player):
     """One full turn of ``player``: spirit choice on the first turn (variant), the policy's
     turn, the end-of-turn refills and triggers, and the solo discard. Returns the central
@@ -92,26 +94,29 @@ def play_turn(tables, public, hidden, work, lineup, player):
     return space
 
 
-@njit(cache=True)
+@entry
 def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, deal_seeds,
-                      strategy_seeds, audit, legal_codes, category_points, totals, ranks, wins,
-                      cubes, completed, turns, audit_codes, recording):
+                      strategy_seeds, audit, legal_codes, counts, category_points, totals, ranks,
+                      wins, cubes, completed, turns, audit_codes, recording):
     """Play ``len(deal_seeds)`` games one after the other, reusing the state arrays.
 
     Game ``g``: deal with ``deal_seeds[g]``; seat ``s`` plays policy ``lineups[g, s]`` with
     ``seat_parameters[g, s]`` and draws from stream ``s`` of ``strategy_seeds[g]``; rounds of
     one turn per seat until a round ends with the end triggered. ``audit_codes[g]`` is AUDIT_OK
-    unless ``audit`` is set and an invariant broke (the game stops at the first broken one).
+    unless ``audit`` is set and an invariant broke (the game stops at the first broken one;
+    ``counts`` is int32[COLOUR_COUNT] scratch for it).
     ``recording`` (``results.Recording``) gets the spirits dealt, each card taken (round, face-up
     row), the cards and cubes at the end and, when traced, the scores after each round.
-    One game is not a function of its own: each compiled level re-optimizes everything it
-    calls, so a shallower call chain compiles much faster."""
-    counts = np.zeros(COLOUR_COUNT, dtype=np.int32)
+    One game is not a function of its own, and ``play_turn`` is pasted in (``inlined``): each
+    compiled level re-optimizes everything it calls, so a shallower call chain compiles much
+    faster."""
     for game in range(deal_seeds.shape[0]):
         lineup = lineups[game]
         deal(tables, public, hidden, deal_seeds[game])
         record_deal(hidden, game, recording)
-        work.parameters[:] = seat_parameters[game]
+        for seat in range(tables.players):
+            for slot in range(work.parameters.shape[1]):
+                work.parameters[seat, slot] = seat_parameters[game, seat, slot]
         for seat in range(tables.players):
             seed_state(work.generators[seat], strategy_seeds[game], seat)
         code = AUDIT_OK
@@ -209,9 +214,10 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None,
     audit_codes = np.zeros(games, dtype=np.int8)
     kernel = play_games_kernel if variant is None else variant.play_games_kernel
     kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
-           strategy_array, bool(audit), legal_stack_code_table(), results.category_points,
-           results.total, results.rank, results.win, results.cubes_placed,
-           results.cards_completed, results.turns, audit_codes, new_recording(results, tables))
+           strategy_array, bool(audit), legal_stack_code_table(),
+           np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
+           results.rank, results.win, results.cubes_placed, results.cards_completed,
+           results.turns, audit_codes, new_recording(results, tables))
     raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 
@@ -278,7 +284,7 @@ _VARIANTS: dict[tuple, KernelVariant] = {}
 def _turn_dispatch(fallback, policy_id, user_turn):
     """``play_policy_turn`` that sends ``policy_id`` to a compiled user turn function."""
 
-    @njit
+    @njit(inline="always")
     def dispatch(policy, tables, public, player, generator, work):
         if policy == policy_id:
             return user_turn(work.parameters[player], tables, public, player, generator, work)
@@ -299,7 +305,10 @@ def compiled_variant(user_turns) -> KernelVariant:
     dispatch = play_policy_turn
     for index, user_turn in enumerate(user_turns):
         dispatch = _turn_dispatch(dispatch, USER_POLICY_BASE + index, user_turn)
-    turn = njit(rebind(play_turn.py_func, "play_turn", {"play_policy_turn": dispatch}))
+    turn = njit(inline="always")(rebind(play_turn.py_func, "play_turn",
+                                        {"play_policy_turn": dispatch}))
+    # With reference counting: the user's functions inherit the setting of their caller, and
+    # they may allocate arrays.
     kernel = njit(rebind(play_games_kernel.py_func, "play_games_kernel", {"play_turn": turn}))
     user_ids = tuple(USER_POLICY_BASE + index for index in range(len(user_turns)))
     variant = KernelVariant(turn, kernel, user_ids, [None])
@@ -310,3 +319,55 @@ def compiled_variant(user_turns) -> KernelVariant:
 def variants() -> dict[tuple, KernelVariant]:
     """The loop variants compiled in this process for lineups with compiled user strategies."""
     return dict(_VARIANTS)
+
+
+_ROOT = "whole loop (shard)"
+_TURN = "strategy turn"
+_STRATEGIES = "strategies.harmonies"
+# What ``sim bench --profile`` times (see ``sim.loops.profiling``); indentation follows calls.
+PROFILE_PHASES = (
+    Phase(_ROOT, "sim.loops.harmonies.loop.play_games_kernel", None),
+    Phase("deal", "sim.games.harmonies.state.deal", _ROOT),
+    Phase(_TURN, "sim.loops.harmonies.dispatch.play_policy_turn", _ROOT),
+    Phase("card choice", (f"{_STRATEGIES}.greedy.greedy_card_choice",
+                          f"{_STRATEGIES}.valued.valued_card_choice",
+                          f"{_STRATEGIES}.random_play.random_card_choice"), _TURN),
+    Phase("supply estimate", f"{_STRATEGIES}.valued.estimate_supply", _TURN),
+    Phase("card targets", f"{_STRATEGIES}.valued.choose_targets", _TURN),
+    Phase("token plan (per space)", (f"{_STRATEGIES}.greedy.greedy_token_plan",
+                                     f"{_STRATEGIES}.valued.valued_token_plan"), _TURN),
+    Phase("gain cache refresh", "sim.games.harmonies.gains.refresh", "token plan (per space)"),
+    Phase("water gains", ("sim.games.harmonies.gains.river_gain",
+                          "sim.games.harmonies.gains.island_gain"), "token plan (per space)"),
+    Phase("token value", f"{_STRATEGIES}.valued.token_value", "token plan (per space)"),
+    Phase("board save / restore", (f"{_STRATEGIES}.common.save_board",
+                                   f"{_STRATEGIES}.common.restore_board"), _TURN),
+    Phase("cube phase", (f"{_STRATEGIES}.greedy.greedy_cube_phase",
+                         f"{_STRATEGIES}.random_play.random_cube_phase"), _TURN),
+    Phase("cube placements", "sim.games.harmonies.habitats.list_cube_placements", "cube phase"),
+    Phase("play chosen space", f"{_STRATEGIES}.common.play_remembered_plan", _TURN),
+    Phase("refill and end checks", "sim.games.harmonies.turn.refill_after_turn", _ROOT),
+    Phase("record game (scoring)", "sim.games.harmonies.results.record_results", _ROOT),
+)
+_PROFILED: dict[str, object] = {}
+
+
+def profile_games(tables: EngineTables, lineup_ids: np.ndarray, deal_seeds, strategy_seeds,
+                  parameters) -> list[PhaseTimes]:
+    """:func:`play_games` of built-in policies (``lineup_ids``: int8[games, players]) in the
+    instrumented loop: per-phase times (the first game is played once before, to compile, and
+    not counted)."""
+    if not _PROFILED:
+        profiler = Profiler(list(PROFILE_PHASES))
+        _PROFILED["profiler"] = profiler
+        _PROFILED["variant"] = KernelVariant(None, profiler.instrumented(play_games_kernel), (),
+                                             [None])
+    profiler, variant = _PROFILED["profiler"], _PROFILED["variant"]
+    deal_array = _seed_array(deal_seeds, "deal_seeds")
+    strategy_array = _seed_array(strategy_seeds, "strategy_seeds")
+    parameters = np.asarray(parameters, dtype=np.float64)
+    _run(tables, lineup_ids[:1], deal_array[:1], strategy_array[:1], False, parameters[:1],
+         variant)
+    profiler.reset()
+    _run(tables, lineup_ids, deal_array, strategy_array, False, parameters, variant)
+    return profiler.times()

@@ -10,8 +10,7 @@ them (``Strategy.parameter_row``).
 
 from __future__ import annotations
 
-from numba import njit
-
+from sim.jit import compiled, inlined
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
@@ -39,10 +38,28 @@ EXPERT = 7
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
               "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT}
 PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
-USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see kernel.compiled_variant)
+USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
 
 
-@njit(cache=True)
+# ``expert`` allocates its work arrays: called from the loop (compiled without reference
+# counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
+@compiled(refcounts=True)
+def counted_expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, scratch, preview):
+    """``expert_placement`` with reference counting."""
+    return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                            move_count, rng, scratch, preview)
+
+
+@compiled(refcounts=True)
+def counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
+                        choice_count, rng):
+    """``expert_tree`` with reference counting."""
+    return expert_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                       rng)
+
+
+@inlined
 def choose_placement(policy, params, tiles, table, player, tile, move_cells, move_rotations,
                      move_count, rng, scratch, preview):
     """Index of the chosen legal placement for ``policy``."""
@@ -67,12 +84,12 @@ def choose_placement(policy, params, tiles, table, player, tile, move_cells, mov
         return rollout_placement(tiles, table, player, tile, move_cells, move_rotations,
                                  move_count, rng, scratch, preview, params[0], params[1])
     if policy == EXPERT:
-        return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
-                                move_count, rng, scratch, preview)
+        return counted_expert_placement(params, tiles, table, player, tile, move_cells,
+                                        move_rotations, move_count, rng, scratch, preview)
     return random_placement(move_count, rng)
 
 
-@njit(cache=True)
+@inlined
 def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zones,
                 choice_count, rng):
     """Index of the chosen legal (colour, zone) tree choice for ``policy``."""
@@ -94,6 +111,6 @@ def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zon
         return rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
                             params[0], params[1])
     if policy == EXPERT:
-        return expert_tree(params, tiles, table, player, choice_colours, choice_zones,
-                           choice_count, rng)
+        return counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
+                                   choice_count, rng)
     return random_tree(choice_count, rng)

@@ -42,6 +42,8 @@ from sim.loops.legendary_forests.loop import (
     new_work,
     play_game,
     play_games,
+    play_one,
+    profile_shard,
     run_shard,
     variants,
 )
@@ -120,9 +122,9 @@ class LegendaryForests(Game):
         return KIND_BUILTIN
 
     def cached_kernels(self, method: str) -> tuple:
-        """``play_shard`` runs the shard kernel; one game (``play_one``, ``final_drawings``)
-        the game kernel."""
-        return (play_games,) if method == "play_shard" else (play_game,)
+        """Every method runs the shard kernel (one game is a shard of one: ``loop.play_one``);
+        ``play_game`` is pasted into it and has no cache of its own."""
+        return (play_games,)
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
@@ -191,6 +193,21 @@ class LegendaryForests(Game):
         decisions = [log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
                      log.tree_colour[:turns].tolist()]
         return decisions, log.draw_order[turns:].copy()
+
+    def profile_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
+                      strategy_seeds):
+        """The shard in the instrumented loop (built-in strategies only)."""
+        check_rules_against_tiles(rules, data, "rules")
+        if self.lineup_kind(lineup) != KIND_BUILTIN:
+            raise InputError("--profile: only built-in strategies can be profiled")
+        policies, params, _ = self._seat_arrays(lineup)
+        game_seat_strategy = np.asarray(game_seat_strategy)
+        return profile_shard(tile_arrays(data), players, rules["removed_tiles"],
+                             rules["trees_per_colour_per_player"],
+                             np.asarray(deal_seeds, dtype=np.uint64),
+                             np.asarray(strategy_seeds, dtype=np.uint64),
+                             np.ascontiguousarray(policies[game_seat_strategy]),
+                             np.ascontiguousarray(params[game_seat_strategy]))
 
     def play_shard(self, data, players, rules, lineup, game_seat_strategy, deal_seeds,
                    strategy_seeds, use_driver=False, trace=False):
@@ -311,10 +328,9 @@ class LegendaryForests(Game):
                              seats)
         else:
             policies, params, user_functions = self._seat_arrays(lineup)
-            game = compiled_variant(user_functions).play_game if kind == KIND_COMPILED \
-                else play_game
-            game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
-                 deal_seed, strategy_seed, policies, params)
+            variant = compiled_variant(user_functions) if kind == KIND_COMPILED else None
+            table, log = play_one(tiles, players, removed, rules["trees_per_colour_per_player"],
+                                  deal_seed, strategy_seed, policies, params, variant)
         return table, log
 
     def _describe_game(self, tileset, table, log, lineup, seed, rules) -> PlayedGame:

@@ -45,12 +45,14 @@ from sim.games.legendary_forests.rules import (
     reset_table,
     tree_phase_seat,
 )
+from sim.jit import entry, inlined
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     USER_POLICY_BASE,
     choose_placement,
     choose_tree,
 )
+from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
 from sim.rng import seed_state
 
@@ -58,7 +60,7 @@ from sim.rng import seed_state
 Work = namedtuple(
     "Work",
     ["move_cells", "move_rotations", "choice_colours", "choice_zones", "scratch", "preview",
-     "deal_rng", "seat_rng", "zone_counts"],
+     "deal_rng", "seat_rng", "zone_counts", "scores"],
 )
 
 
@@ -76,11 +78,12 @@ def new_work(tile_count: int, players: int, removed_tiles: int) -> Work:
         deal_rng=np.zeros(4, dtype=np.uint64),
         seat_rng=np.zeros((players, 4), dtype=np.uint64),
         zone_counts=np.zeros(4, dtype=np.int64),
+        scores=np.zeros(players, dtype=np.int64),
     )
 
 
 
-@njit(cache=True)
+@inlined
 def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seed,
               strategy_seed, seat_policy, seat_params):
     """Play one full game on ``table`` (reset first) and record it in ``log``.
@@ -144,18 +147,18 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
                 log.score_trace[turn, player] = planet_score(table, player)
 
 
-@njit(cache=True)
+@entry
 def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seeds,
                strategy_seeds, game_seat_policy, game_seat_params, results):
-    """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``)."""
-    players = table.status[STATUS_PLAYERS]
+    """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``); the table
+    and the log are left as the last game ended. ``play_game`` is pasted in (``inlined``), so
+    the whole shard is one compiled function."""
     games = deal_seeds.shape[0]
-    scores = np.zeros(players, dtype=np.int64)
     for game in range(games):
         play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player,
                   deal_seeds[game], strategy_seeds[game], game_seat_policy[game],
                   game_seat_params[game])
-        record_game(table, work, log, removed_tiles, game, scores, results)
+        record_game(table, work, log, removed_tiles, game, work.scores, results)
 
 
 KernelVariant = namedtuple("KernelVariant",
@@ -171,7 +174,7 @@ def variants() -> dict[tuple, KernelVariant]:
 def _placement_dispatch(fallback, policy_id, user_placement):
     """``choose_placement`` that sends ``policy_id`` to a compiled user function."""
 
-    @njit
+    @njit(inline="always")
     def dispatch(policy, params, tiles, table, player, tile, move_cells, move_rotations,
                  move_count, rng, scratch, preview):
         if policy == policy_id:
@@ -186,7 +189,7 @@ def _placement_dispatch(fallback, policy_id, user_placement):
 def _tree_dispatch(fallback, policy_id, user_tree):
     """``choose_tree`` that sends ``policy_id`` to a compiled user function."""
 
-    @njit
+    @njit(inline="always")
     def dispatch(policy, params, tiles, table, player, choice_colours, choice_zones,
                  choice_count, rng):
         if policy == policy_id:
@@ -217,8 +220,10 @@ def compiled_variant(user_functions) -> KernelVariant:
     for index, (user_placement, user_tree) in enumerate(user_functions):
         placement = _placement_dispatch(placement, USER_POLICY_BASE + index, user_placement)
         tree = _tree_dispatch(tree, USER_POLICY_BASE + index, user_tree)
-    game = njit(rebind(play_game.py_func, "play_game",
-                        {"choose_placement": placement, "choose_tree": tree}))
+    game = njit(inline="always")(rebind(play_game.py_func, "play_game",
+                                        {"choose_placement": placement, "choose_tree": tree}))
+    # With reference counting: the user's functions inherit the setting of their caller, and
+    # they may allocate arrays.
     games = njit(rebind(play_games.py_func, "play_games", {"play_game": game}))
     variant = KernelVariant(game, games, placement, tree, [None])
     _VARIANTS[key] = variant
@@ -256,3 +261,64 @@ def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_playe
     kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
            *arguments, results)
     return results
+
+
+def play_one(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seed,
+             strategy_seed, seat_policy, seat_params, variant: KernelVariant | None = None):
+    """One game in the shard kernel, keeping its final state: returns (table, log)."""
+    tile_count = tileset_arrays.light.shape[0]
+    table = new_table(tile_count, players, removed_tiles)
+    work = new_work(tile_count, players, removed_tiles)
+    log = new_log(tile_count, players, removed_tiles)
+    results = new_shard_results(1, players, tile_count - 1 - removed_tiles)
+    kernel = play_games if variant is None else variant.play_games
+    kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+           np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
+           np.ascontiguousarray(np.asarray(seat_policy, dtype=np.int8)[None]),
+           np.ascontiguousarray(np.asarray(seat_params, dtype=np.float64)[None]), results)
+    return table, log
+
+_RULES = "sim.games.legendary_forests.rules"
+_LOOP = "sim.loops.legendary_forests.loop"
+_DISPATCH = "sim.loops.legendary_forests.dispatch"
+# What ``sim bench --profile`` times (see ``sim.loops.profiling``); indentation follows calls.
+PROFILE_PHASES = (
+    Phase("whole loop (shard)", f"{_LOOP}.play_games", None),
+    Phase("reset table", f"{_RULES}.reset_table", "whole loop (shard)"),
+    Phase("deal", f"{_RULES}.deal", "whole loop (shard)"),
+    Phase("legal placements", f"{_RULES}.legal_placements", "whole loop (shard)"),
+    Phase("placement choice", f"{_DISPATCH}.choose_placement", "whole loop (shard)"),
+    Phase("game context", "strategies.legendary_forests.evaluation.game_context",
+          "placement choice"),
+    Phase("preview (score change)", f"{_RULES}.preview_placement", "placement choice"),
+    Phase("preview (zone groups)", f"{_RULES}.placement_groups", "placement choice"),
+    Phase("place tile (zone update)", f"{_RULES}.place_tile", "whole loop (shard)"),
+    Phase("tree phase: constrained check",
+          "sim.games.legendary_forests.results.colour_gone_with_zone", "whole loop (shard)"),
+    Phase("tree phase: legal choices", f"{_RULES}.legal_tree_choices", "whole loop (shard)"),
+    Phase("tree phase: choice", f"{_DISPATCH}.choose_tree", "whole loop (shard)"),
+    Phase("tree phase: apply", f"{_RULES}.apply_tree", "whole loop (shard)"),
+    Phase("record game (scoring)", "sim.games.legendary_forests.results.record_game",
+          "whole loop (shard)"),
+)
+_PROFILED: dict[str, object] = {}
+
+
+def profile_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player,
+                  deal_seeds, strategy_seeds, game_seat_policy,
+                  game_seat_params) -> list[PhaseTimes]:
+    """``run_shard`` of built-in strategies in the instrumented loop: per-phase times (the
+    first game is played once before, to compile, and not counted)."""
+    if not _PROFILED:
+        profiler = Profiler(list(PROFILE_PHASES))
+        _PROFILED["profiler"] = profiler
+        _PROFILED["variant"] = KernelVariant(None, profiler.instrumented(play_games), None,
+                                             None, [None])
+    profiler, variant = _PROFILED["profiler"], _PROFILED["variant"]
+    run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player,
+              deal_seeds[:1], strategy_seeds[:1], game_seat_policy[:1], game_seat_params[:1],
+              variant=variant)
+    profiler.reset()
+    run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
+              strategy_seeds, game_seat_policy, game_seat_params, variant=variant)
+    return profiler.times()

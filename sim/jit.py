@@ -1,0 +1,109 @@
+"""How the project compiles its code: ``compiled`` (a function other compiled code calls),
+``inlined`` (a small helper numba pastes into its callers) and ``entry`` (a kernel Python
+calls).
+
+Compile time and speed are set here, once:
+
+* A function compiled for other compiled code only carries no CPython or C wrapper. numba
+  otherwise builds, optimises and caches, for every specialization, a wrapper that unboxes its
+  arguments from Python objects; with a state tuple of 30 arrays that wrapper is bigger than
+  most functions and costs about a second of compile each. Calls from Python (tests, the
+  Python drivers, a Python strategy calling a rules helper on its table) go to a twin
+  dispatcher of the same code that has the wrapper, compiled (and cached) only when Python
+  calls it.
+* ``refcounts=False`` (the default) compiles without numba's reference counting (NRT): a
+  function that allocates no array and keeps none gets its arrays from its caller, who owns
+  them, so counting each use is pure cost (one atomic increment and decrement per array per
+  call and per tuple field read, about half of the engines' time). A function that allocates
+  (``np.empty``, a new table) or returns an array says ``refcounts=True``. A function compiled
+  without counting must not call one that returns a new array (it would leak it);
+  ``tests/test_jit.py`` checks that whole shards allocate and free the same number of times.
+* ``always_inline=True`` has LLVM paste the function into every compiled caller. A call
+  passes every array of every tuple argument field by field (a table of 27 arrays is about
+  250 machine words on the stack), so the hot functions that take a state tuple and run once
+  per candidate move must not be called. The function is still compiled once, on its own;
+  only LLVM copies it.
+* ``inlined`` helpers are pasted into their callers by numba itself, before typing: they are
+  never compiled on their own for compiled callers, so they add no specialization. Only for
+  small helpers: numba types the pasted code again at every call site, which for a big
+  function costs more compile time than it saves.
+
+With ``NUMBA_DISABLE_JIT=1`` each returns the plain Python function (with ``py_func`` pointing
+to itself, as a dispatcher's does), so the same code runs, slowly, in Python (for profiling).
+"""
+
+from __future__ import annotations
+
+import types
+
+from numba import njit
+from numba.core import config
+from numba.core.registry import CPUDispatcher
+
+PYTHON_ENTRY_SUFFIX = "__from_python"
+
+
+def _plain(function):
+    """The function itself, for ``NUMBA_DISABLE_JIT=1``."""
+    function.py_func = function
+    return function
+
+
+class CompiledOnlyDispatcher(CPUDispatcher):
+    """A dispatcher whose own specializations have no CPython wrapper; a call from Python goes
+    to ``python_entry``, an ordinary cached dispatcher of the same code."""
+
+    python_entry = None
+
+    def __call__(self, *args, **kwargs):
+        return self.python_entry(*args, **kwargs)
+
+
+def _twin(function):
+    """The same function under another qualified name, so its cache files are its own (numba
+    names cache files by module, qualified name and line)."""
+    twin = types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                              function.__defaults__, function.__closure__)
+    twin.__qualname__ = function.__qualname__ + PYTHON_ENTRY_SUFFIX
+    twin.__module__ = function.__module__
+    twin.__doc__ = function.__doc__
+    twin.__kwdefaults__ = function.__kwdefaults__
+    return twin
+
+
+def compiled(function=None, *, refcounts: bool = False, always_inline: bool = False):
+    """Decorator: compile ``function`` (cached on disk) for calls from compiled code; see the
+    module doc for ``refcounts`` and ``always_inline``. ``@compiled`` or
+    ``@compiled(refcounts=True)``."""
+
+    def decorate(function):
+        if config.DISABLE_JIT:
+            return _plain(function)
+        # Both set either way: numba otherwise inherits the caller's settings.
+        options = {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
+                   "_nrt": refcounts, "forceinline": always_inline}
+        dispatcher = CompiledOnlyDispatcher(py_func=function, locals={}, targetoptions=options)
+        dispatcher.enable_caching()
+        dispatcher.python_entry = njit(cache=True)(_twin(function))
+        dispatcher.__doc__ = function.__doc__
+        return dispatcher
+
+    if function is not None:
+        return decorate(function)
+    return decorate
+
+
+def entry(function):
+    """Decorator: a kernel Python calls (a shard of games in one call), compiled without
+    reference counting like ``compiled`` but with the CPython wrapper."""
+    if config.DISABLE_JIT:
+        return _plain(function)
+    return njit(cache=True, _nrt=False)(function)
+
+
+def inlined(function):
+    """Decorator: a small helper numba inlines into every compiled caller (and compiles on
+    its own, cached, only when Python calls it)."""
+    if config.DISABLE_JIT:
+        return _plain(function)
+    return njit(cache=True, inline="always")(function)
