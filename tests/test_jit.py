@@ -16,7 +16,7 @@ from sim.strategy_spec import parse_strategy
 POOLS = {
     "legendary-forests": (["random", "greedy", "rune-hunter", "closer", "planner", "denier",
                            "expert", "rollout:rollouts=2,candidates=2"], 4, 8),
-    "harmonies": (["random", "greedy", "landscape", "animals", "planner"], 4, 5),
+    "harmonies": (["random", "greedy", "landscape", "animals", "planner", "expert"], 4, 6),
 }
 
 

@@ -100,7 +100,7 @@ class ExpertStrategy(Strategy):
 
     name = "expert"
     description = ("planner's board value, the better spirit, denial of the next player's best "
-                   "space; clock, tempo and look-ahead as options")
+                   "space, a space's three tokens planned as one move; clock and tempo as options")
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
@@ -109,7 +109,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("space", 0.0, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
                   StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
-                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
+                  StrategyParameter("beam", 3, BEAM, minimum=1, maximum=8, integer=True),
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),

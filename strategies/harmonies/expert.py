@@ -1,5 +1,6 @@
 """``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
-player's best space, and optional knobs for the game clock, tempo, card slots and look-ahead.
+player's best space, a space's three tokens planned as one move, and optional knobs for the
+game clock, tempo and card slots.
 
 It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
 and held cards' targets valued by the chance that the public bag counts supply the missing
@@ -24,8 +25,10 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   the game one leads); behind, it costs up to ``rush`` more. No gain measured.
 * **Card slots** (``clog``, off): a face-up card must offer ``threshold + clog x open cards``
   expected points. Measured: taking cards freely scores more (``clog=3`` loses 6 points).
-* **Look-ahead** (``beam``, 1 = off): the three tokens of a space as one move, from each of
-  the ``beam`` best first placements (about +1.5 points at 2.4 times the time).
+* **Look-ahead** (``beam``, default 3; 1 = token by token): the three tokens of a space as one
+  move, from each of the ``beam`` best first placements. Against ``planner`` (2 players, side
+  A, spirits, 2,000 games, seed 1): 58.4% at 1, 61.6% at 3, 60.4% at 6; about half the speed of
+  token by token.
 * ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
   its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
