@@ -515,6 +515,28 @@ class RunSummary:
         return self.games_played / self.seconds if self.seconds > 0 else 0.0
 
 
+def _close(outputs) -> None:
+    close = getattr(outputs, "close", None)
+    if close is not None:
+        close()
+
+
+def _finish_run(run_dir: Path, manifest: dict[str, Any], config, records: dict, outputs,
+                previous_handler, timing: dict, interrupted: bool) -> None:
+    """Stop the workers and write the manifest's final status and ``timing`` (safe to
+    repeat: the timing is recorded once)."""
+    signal.signal(signal.SIGTERM, previous_handler)
+    _close(outputs)
+    manifest["shards_done"] = sorted(records)
+    complete = len(records) == config.shards
+    manifest["status"] = "complete" if complete else ("interrupted" if interrupted else "partial")
+    if not isinstance(manifest.get("timings"), list):
+        manifest["timings"] = []
+    if not manifest["timings"] or manifest["timings"][-1] is not timing:
+        manifest["timings"].append(timing)
+    write_manifest(run_dir, manifest)
+
+
 def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
               scheduler: str | None = None, resume: bool = False,
               progress: Callable[[int, int], None] | None = None,
@@ -582,21 +604,24 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
                 progress(games_done, config.games)
     except KeyboardInterrupt:
         interrupted = True
-    finally:
+    except BaseException:
         signal.signal(signal.SIGTERM, previous_handler)
-        close = getattr(outputs, "close", None)
-        if close is not None:
-            close()
+        _close(outputs)
+        raise
     seconds = time.perf_counter() - start
-    manifest["shards_done"] = sorted(records)
-    complete = len(records) == config.shards
-    manifest["status"] = "complete" if complete else ("interrupted" if interrupted else "partial")
-    if not isinstance(manifest.get("timings"), list):
-        manifest["timings"] = []
-    manifest["timings"].append({"games": played, "seconds": round(seconds, 3),
-                                "games_per_second": round(played / seconds, 1) if seconds else 0,
-                                "workers": workers, "backend": backend})
-    write_manifest(run_dir, manifest)
+    timing = {"games": played, "seconds": round(seconds, 3),
+              "games_per_second": round(played / seconds, 1) if seconds else 0,
+              "workers": workers, "backend": backend}
+    # The batch's last word (its status) must reach the manifest even when Ctrl-C lands while
+    # it is being written, or after the last shard: finishing is idempotent, so it is retried.
+    while True:
+        try:
+            _finish_run(run_dir, manifest, config, records, outputs, previous_handler, timing,
+                        interrupted)
+            break
+        except KeyboardInterrupt:
+            interrupted = True
     if interrupted:
         raise KeyboardInterrupt
+    complete = len(records) == config.shards
     return RunSummary(run_dir, played, seconds, complete, len(records), config.shards)

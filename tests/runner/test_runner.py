@@ -173,7 +173,8 @@ def test_runs_lists_batches(tmp_path):
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
-    config_path = write_config(tmp_path, CONFIG.replace("games = 600", "games = 4000")
+    # Big enough that the engine cannot finish it between the 4th shard and the signal.
+    config_path = write_config(tmp_path, CONFIG.replace("games = 600", "games = 20000")
                                .replace("shard_size = 100", "shard_size = 50"))
     run_dir = tmp_path / "run"
     command = [sys.executable, "-m", "sim", "run", str(config_path), "--out", str(run_dir),
@@ -200,7 +201,7 @@ def test_ctrl_c_keeps_finished_shards_and_resume_completes(tmp_path, workers):
     result = subprocess.run([sys.executable, "-m", "sim", "run", "--resume", str(run_dir),
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert all_rows(run_dir)["game_id"].n_unique() == 4000
+    assert all_rows(run_dir)["game_id"].n_unique() == 20000
 
 
 def test_notable_games_are_replayed_from_their_seeds(tmp_path):
