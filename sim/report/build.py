@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
-from sim.report import plots
+from sim.report import numbers, plots
 from sim.report.cards import card_blocks, card_figures, card_summary_rows, draft_blocks
 from sim.report.document import (
     Block,
@@ -61,18 +60,8 @@ class ReportResult:
 
 # --- number formatting -------------------------------------------------------------------------
 
-def _number(value, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:,.{digits}f}"
-
-
-def _count(value) -> str:
-    return "–" if value is None else f"{int(value):,}"
-
-
-def _with_ci(value, low, high, digits: int = 2) -> str:
-    return f"{_number(value, digits)} ({_number(low, digits)} to {_number(high, digits)})"
+# The shared formatters (sim.report.numbers), under the short names used below.
+_number, _count, _with_ci = numbers.number, numbers.count, numbers.with_ci
 
 
 def _percent_ci(value, low, high, digits: int = 1) -> str:
