@@ -103,10 +103,9 @@ def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, nou
     return sentences
 
 
-def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
-               margin: float) -> bytes | None:
-    """The cards ranked by what they add to their holder's score, with 95% intervals; the
-    average card and the margin around it; cards shown too strong or too weak coloured."""
+def _effect_bars(effects: pl.DataFrame | None, players: int, rules: str):
+    """The panel's cards sorted by effect, their effects and the error bars of their intervals;
+    None when the panel has none."""
     panel = _panel(effects, players, rules)
     if panel is None:
         return None
@@ -114,6 +113,17 @@ def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str
     effect = panel["score_effect"].to_numpy()
     error = np.vstack([effect - panel["score_effect_low"].to_numpy(),
                        panel["score_effect_high"].to_numpy() - effect])
+    return panel, effect, error
+
+
+def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
+               margin: float) -> bytes | None:
+    """The cards ranked by what they add to their holder's score, with 95% intervals; the
+    average card and the margin around it; cards shown too strong or too weak coloured."""
+    bars = _effect_bars(effects, players, rules)
+    if bars is None:
+        return None
+    panel, effect, error = bars
     average = float(np.mean(effect))
     colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
     positions = np.arange(panel.height)
@@ -290,13 +300,10 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
                 margin: float) -> bytes | None:
     """Each kept card's effect against the average one, with simultaneous 95% intervals and
     the margin band."""
-    panel = _panel(effects, players, rules)
-    if panel is None:
+    bars = _effect_bars(effects, players, rules)
+    if bars is None:
         return None
-    panel = panel.sort(["score_effect", "card"])
-    effect = panel["score_effect"].to_numpy()
-    error = np.vstack([effect - panel["score_effect_low"].to_numpy(),
-                       panel["score_effect_high"].to_numpy() - effect])
+    panel, effect, error = bars
     colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
     positions = np.arange(panel.height)
     title = f"The keeper's edge from each {noun} (simultaneous 95% intervals)"
