@@ -521,6 +521,23 @@ def _close(outputs) -> None:
         close()
 
 
+_NOT_YET = object()
+
+
+def _block_stop_signals():
+    """Hold SIGINT and SIGTERM back (they stay pending); returns the previous mask, or None
+    where signals cannot be masked."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _restore_signals(previous) -> None:
+    """Undo ``_block_stop_signals``: a signal held back is delivered now."""
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _finish_run(run_dir: Path, manifest: dict[str, Any], config, records: dict, outputs,
                 previous_handler, timing: dict, interrupted: bool) -> None:
     """Stop the workers and write the manifest's final status and ``timing`` (safe to
@@ -608,18 +625,33 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         signal.signal(signal.SIGTERM, previous_handler)
         _close(outputs)
         raise
-    seconds = time.perf_counter() - start
-    timing = {"games": played, "seconds": round(seconds, 3),
-              "games_per_second": round(played / seconds, 1) if seconds else 0,
-              "workers": workers, "backend": backend}
-    # The batch's last word (its status) must reach the manifest even when Ctrl-C lands while
-    # it is being written, or after the last shard: finishing is idempotent, so it is retried.
-    while True:
+    # The batch's last word (its status) must reach the manifest even when a Ctrl-C lands
+    # after the loop: a second one, or one delivered twice (seen: the signal raised once in the
+    # loop and once more at the next call after it). Signals wait while it is written, and
+    # one already pending is caught and the (idempotent) finishing retried.
+    blocked, timing = _NOT_YET, None
+    try:
+        while True:
+            try:
+                if blocked is _NOT_YET:
+                    blocked = _block_stop_signals()
+                if timing is None:
+                    seconds = time.perf_counter() - start
+                    timing = {"games": played, "seconds": round(seconds, 3),
+                              "games_per_second": round(played / seconds, 1) if seconds else 0,
+                              "workers": workers, "backend": backend}
+                _finish_run(run_dir, manifest, config, records, outputs, previous_handler,
+                            timing, interrupted)
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
         try:
-            _finish_run(run_dir, manifest, config, records, outputs, previous_handler, timing,
-                        interrupted)
-            break
+            if blocked is not _NOT_YET:
+                _restore_signals(blocked)
         except KeyboardInterrupt:
+            # The signal that waited is delivered now: the manifest is written, so it only
+            # means the run ends as interrupted.
             interrupted = True
     if interrupted:
         raise KeyboardInterrupt
