@@ -23,6 +23,14 @@ Compile time and speed are set here, once:
   250 machine words on the stack), so the hot functions that take a state tuple and run once
   per candidate move must not be called. The function is still compiled once, on its own;
   only LLVM copies it.
+* ``c_callable=True`` keeps numba's C wrapper, so the function can be handed to compiled code
+  as a value (``CompiledFunction``): a game loop then calls a big strategy through a table of
+  function pointers instead of containing it, and the strategy is compiled (or loaded from
+  the cache) on its own, only when a lineup plays it. The loop, cached once for every table
+  of that signature, does not re-optimise the strategy as a part of itself, which is most of a
+  cold compile. A call through the table passes every argument by value (a few hundred
+  machine words for the state tuples), so only strategies that cost far more than that per
+  decision are called this way.
 * ``inlined`` helpers are pasted into their callers by numba itself, before typing: they are
   never compiled on their own for compiled callers, so they add no specialization. Only for
   small helpers: numba types the pasted code again at every call site, which for a big
@@ -35,10 +43,19 @@ to itself, as a dispatcher's does), so the same code runs, slowly, in Python (fo
 from __future__ import annotations
 
 import types
+import warnings
 
 from numba import njit
 from numba.core import config
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.registry import CPUDispatcher
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
+
+# First-class functions (``CompiledFunction``) have been in numba since 0.49, and its own test
+# suite caches callers of them; without this its "experimental" warning prints on every command.
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning,
+                        message="First-class function type feature is experimental")
 
 PYTHON_ENTRY_SUFFIX = "__from_python"
 
@@ -71,17 +88,19 @@ def _twin(function):
     return twin
 
 
-def compiled(function=None, *, refcounts: bool = False, always_inline: bool = False):
+def compiled(function=None, *, refcounts: bool = False, always_inline: bool = False,
+             c_callable: bool = False):
     """Decorator: compile ``function`` (cached on disk) for calls from compiled code; see the
-    module doc for ``refcounts`` and ``always_inline``. ``@compiled`` or
+    module doc for ``refcounts``, ``always_inline`` and ``c_callable``. ``@compiled`` or
     ``@compiled(refcounts=True)``."""
 
     def decorate(function):
         if config.DISABLE_JIT:
             return _plain(function)
         # Both set either way: numba otherwise inherits the caller's settings.
-        options = {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
-                   "_nrt": refcounts, "forceinline": always_inline}
+        options = {"nopython": True, "no_cpython_wrapper": True,
+                   "no_cfunc_wrapper": not c_callable, "_nrt": refcounts,
+                   "forceinline": always_inline}
         dispatcher = CompiledOnlyDispatcher(py_func=function, locals={}, targetoptions=options)
         dispatcher.enable_caching()
         dispatcher.python_entry = njit(cache=True)(_twin(function))
@@ -107,3 +126,21 @@ def inlined(function):
     if config.DISABLE_JIT:
         return _plain(function)
     return njit(cache=True, inline="always")(function)
+
+
+class CompiledFunction(WrapperAddressProtocol):
+    """A compiled function handed to compiled code as a value, for one numba signature
+    (numba's first-class functions): ``dispatcher`` (compiled with ``c_callable=True``, or a
+    plain ``numba.njit`` function) is compiled for ``signature``, or loaded from its cache, the
+    first time the value is passed to compiled code."""
+
+    def __init__(self, dispatcher, signature):
+        self.dispatcher = dispatcher
+        self._signature = signature
+
+    def __wrapper_address__(self):
+        return _get_wrapper_address(self.dispatcher, self._signature)
+
+    def signature(self):
+        """The numba signature the function is called with."""
+        return self._signature

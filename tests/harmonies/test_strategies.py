@@ -10,7 +10,7 @@ from sim.games.harmonies.options import HarmoniesRules
 from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK, deal, new_state
 from sim.games.harmonies.tables import build_tables
 from sim.games.registry import get_game
-from sim.loops.harmonies.dispatch import default_parameter_table
+from sim.loops.harmonies.dispatch import default_parameter_table, strategy_table
 from sim.loops.harmonies.loop import play_games, play_turn
 from sim.rng import seed_state
 from sim.strategy_spec import parse_strategy
@@ -54,9 +54,10 @@ def test_a_policy_sees_only_public_information(data, name):
     work.parameters[:] = default_parameter_table()[lineup]
     for seat in range(3):
         seed_state(work.generators[seat], np.uint64(17), seat)
+    strategies = strategy_table(lineup, tables, public, work, hidden)
     for _ in range(2):
         for seat in range(3):
-            play_turn(tables, public, hidden, work, lineup, seat)
+            play_turn(tables, public, hidden, work, lineup, seat, strategies)
     shuffled = _copy(hidden)
     rng = np.random.default_rng(3)
     rng.shuffle(shuffled.bag_order[shuffled.draw_positions[DRAW_BAG]:])
@@ -65,7 +66,7 @@ def test_a_policy_sees_only_public_information(data, name):
     outcomes = []
     for secret in (hidden, shuffled):
         state, scratch_work = _copy(public), _copy(work)
-        play_turn(tables, state, _copy(secret), scratch_work, lineup, 0)
+        play_turn(tables, state, _copy(secret), scratch_work, lineup, 0, strategies)
         outcomes.append(state)
     first, second = outcomes
     for field in ("stacks", "heights", "cube_heights", "held_cards", "cubes_placed",

@@ -1,7 +1,9 @@
 """Dispatch of the built-in Harmonies strategies by id, inside compiled code: the entry points
 the game loop calls for a seat (a whole turn, the spirit to keep, the solo discard).
 
-One cached loop then serves every lineup of built-ins without recompiling. The ids are those of
+One cached loop then serves every lineup of built-ins without recompiling: ``random`` and
+``greedy`` are pasted into it, the others are called through a table of compiled functions
+(``strategy_table``) and compiled on their own, only when a lineup plays them. The ids are those of
 ``strategies.harmonies.ids`` (the valued strategies read them to pick their variant); a built-in
 strategy class is found here by its name, and its parameters reach the named slots of its row
 by ``Strategy.parameter_row``.
@@ -10,8 +12,9 @@ by ``Strategy.parameter_row``.
 from __future__ import annotations
 
 import numpy as np
+from numba import typeof, types
 
-from sim.jit import compiled, inlined
+from sim.jit import CompiledFunction, compiled, inlined
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.expert import expert_choose_spirit, expert_turn
@@ -38,39 +41,94 @@ def default_parameter_table() -> np.ndarray:
     return table
 
 
+# The big strategies are not a part of the loop: it calls them through a table of compiled
+# functions (``strategy_table``, see ``sim.jit``), so a cold loop compiles without them and
+# each is compiled, or loaded from the cache, only when a lineup plays it. A turn costs
+# far more than the call. The slots of the table:
+SLOT_EXPERT_TURN = 0
+SLOT_VALUED_TURN = 1
+SLOT_EXPERT_SPIRIT = 2
+
+
 # ``expert`` allocates its work arrays: called from the loop (compiled without reference
 # counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
-@compiled(refcounts=True)
-def counted_expert_turn(tables, public, player, generator, work):
-    """``expert_turn`` with reference counting."""
+@compiled(refcounts=True, c_callable=True)
+def counted_expert_turn(tables, public, player, generator, work, policy):
+    """``expert_turn`` with reference counting (``policy`` is unused: the signature is the
+    table's)."""
     return expert_turn(tables, public, player, generator, work)
 
 
-@compiled(refcounts=True)
+@compiled(c_callable=True)
+def valued_policy_turn(tables, public, player, generator, work, policy):
+    """``valued_turn`` of ``planner``, ``landscape`` or ``animals`` (by ``policy``)."""
+    return valued_turn(tables, public, player, generator, work, policy)
+
+
+@compiled(c_callable=True)
+def unplayed_turn(tables, public, player, generator, work, policy):
+    """What the table holds for a turn slot no seat of the shard plays (the loop never calls
+    it: a slot is called only for a seat playing its policy)."""
+    return -1, False
+
+
+@compiled(refcounts=True, c_callable=True)
 def counted_expert_choose_spirit(tables, offers):
     """``expert_choose_spirit`` with reference counting."""
     return expert_choose_spirit(tables, offers)
 
 
+@compiled(c_callable=True)
+def unplayed_spirit(tables, offers):
+    """What the table holds for the spirit slot when no seat plays ``expert``."""
+    return 0
+
+
+VALUED_POLICIES = frozenset(POLICY_IDS[name] for name in ("planner", "landscape", "animals"))
+
+
+def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden):
+    """The loop's table of compiled strategies for games whose seats play the policy ids in
+    ``lineup_ids``: (expert turn, valued turn, expert spirit choice), each the real function
+    when a seat plays it and a placeholder otherwise. The signatures are those of the state
+    arrays given (the loop's own)."""
+    played = {int(policy) for policy in np.unique(lineup_ids)}
+    player = types.int64
+    generator = typeof(work.generators[0])
+    turn = types.Tuple((types.int64, types.boolean))(
+        typeof(tables), typeof(public), player, generator, typeof(work), types.int64)
+    spirit = types.int64(typeof(tables), typeof(hidden.spirit_offers[0]))
+    expert = POLICY_EXPERT in played
+    return (
+        CompiledFunction(counted_expert_turn if expert else unplayed_turn, turn),
+        CompiledFunction(valued_policy_turn if played & VALUED_POLICIES else unplayed_turn,
+                         turn),
+        CompiledFunction(counted_expert_choose_spirit if expert else unplayed_spirit, spirit),
+    )
+
+
 @inlined
-def play_policy_turn(policy, tables, public, player, generator, work):
-    """Play ``player``'s turn with policy id ``policy``; returns (space, card taken)."""
+def play_policy_turn(policy, strategies, tables, public, player, generator, work):
+    """Play ``player``'s turn with policy id ``policy`` (``strategies``: the table of
+    ``strategy_table``); returns (space, card taken)."""
     if policy == POLICY_RANDOM:
         return random_turn(tables, public, player, generator, work)
     if policy == POLICY_GREEDY:
         return greedy_turn(tables, public, player, generator, work)
     if policy == POLICY_EXPERT:
-        return counted_expert_turn(tables, public, player, generator, work)
-    return valued_turn(tables, public, player, generator, work, policy)
+        return strategies[SLOT_EXPERT_TURN](tables, public, np.int64(player), generator, work,
+                                            np.int64(policy))
+    return strategies[SLOT_VALUED_TURN](tables, public, np.int64(player), generator, work,
+                                        np.int64(policy))
 
 
 @inlined
-def choose_spirit(policy, tables, offers, generator):
+def choose_spirit(policy, strategies, tables, offers, generator):
     """Which of the two offered spirits (``offers``: the player's own two card indices) to
     keep: ``expert`` by its measured preference, every other policy at random (the board is
     empty at the first turn, so there is nothing on it to compare yet)."""
     if policy == POLICY_EXPERT:
-        return counted_expert_choose_spirit(tables, offers)
+        return strategies[SLOT_EXPERT_SPIRIT](tables, offers)
     return next_below(generator, 2)
 
 

@@ -39,6 +39,7 @@ from sim.games.harmonies.results import (
     new_recording,
 )
 from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
+from sim.loops.harmonies.dispatch import strategy_table
 from sim.loops.harmonies.loop import (
     KernelVariant,
     game_lineups,
@@ -198,9 +199,9 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
     turns: list[TurnRecord] = []
     compiled_turn = play_turn if variant is None else variant.play_turn
 
-    def recorded_turn(tables, public, hidden, work, lineup, seat):
+    def recorded_turn(tables, public, hidden, work, lineup, seat, strategies):
         before = _snapshot(public, seat)
-        space = compiled_turn(tables, public, hidden, work, lineup, seat)
+        space = compiled_turn(tables, public, hidden, work, lineup, seat, strategies)
         turns.append(_describe_turn(tables, public, before, seat, int(space),
                                     int(public.progress[PROGRESS_ROUND]), positions))
         return space
@@ -219,5 +220,6 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
            False, legal_stack_code_table(), np.zeros(COLOUR_COUNT, dtype=np.int32),
            results.category_points, results.total,
            results.rank, results.win, results.cubes_placed, results.cards_completed,
-           results.turns, audit_codes, new_recording(results, tables))
+           results.turns, audit_codes, new_recording(results, tables),
+           strategy_table(lineup_ids, tables, public, work, hidden))
     return RecordedGame(results=results, public=public, turns=turns)

@@ -63,6 +63,7 @@ from sim.loops.harmonies.dispatch import (
     choose_spirit,
     default_parameter_table,
     play_policy_turn,
+    strategy_table,
 )
 from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
@@ -71,21 +72,24 @@ from strategies.harmonies.common import Workspace, new_workspace
 
 
 @inlined
-def play_turn(tables, public, hidden, work, lineup, player):
+def play_turn(tables, public, hidden, work, lineup, player, strategies):
     """One full turn of ``player``: spirit choice on the first turn (variant), the policy's
     turn, the end-of-turn refills and triggers, and the solo discard. Returns the central
-    space taken (-1 when the central board was empty)."""
+    space taken (-1 when the central board was empty). ``strategies``: the table of compiled
+    strategies (``dispatch.strategy_table``)."""
     policy = lineup[player]
     generator = work.generators[player]
     if tables.spirits_enabled and public.turns_played[player] == 0:
         keep_spirit(hidden, public, player,
-                    choose_spirit(policy, tables, hidden.spirit_offers[player], generator))
+                    choose_spirit(policy, strategies, tables, hidden.spirit_offers[player],
+                                  generator))
     if full_space_count(public) == 0:
         # Only with a bag too small to fill the central board: nothing to take, the game ends.
         public.progress[PROGRESS_END_TRIGGERED] = 1
         public.turns_played[player] += 1
         return -1
-    space, took_card = play_policy_turn(policy, tables, public, player, generator, work)
+    space, took_card = play_policy_turn(policy, strategies, tables, public, player, generator,
+                                        work)
     refill_after_turn(tables, public, hidden, player, space)
     if tables.solo_rules and not took_card:
         position = choose_solo_discard(policy, public, generator)
@@ -97,7 +101,7 @@ def play_turn(tables, public, hidden, work, lineup, player):
 @entry
 def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, deal_seeds,
                       strategy_seeds, audit, legal_codes, counts, category_points, totals, ranks,
-                      wins, cubes, completed, turns, audit_codes, recording):
+                      wins, cubes, completed, turns, audit_codes, recording, strategies):
     """Play ``len(deal_seeds)`` games one after the other, reusing the state arrays.
 
     Game ``g``: deal with ``deal_seeds[g]``; seat ``s`` plays policy ``lineups[g, s]`` with
@@ -107,6 +111,7 @@ def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, de
     ``counts`` is int32[COLOUR_COUNT] scratch for it).
     ``recording`` (``results.Recording``) gets the spirits dealt, each card taken (round, face-up
     row), the cards and cubes at the end and, when traced, the scores after each round.
+    ``strategies`` is the table of compiled strategies (``dispatch.strategy_table``).
     One game is not a function of its own, and ``play_turn`` is pasted in (``inlined``): each
     compiled level re-optimizes everything it calls, so a shallower call chain compiles much
     faster."""
@@ -124,7 +129,7 @@ def play_games_kernel(tables, public, hidden, work, lineups, seat_parameters, de
             for seat in range(tables.players):
                 public.progress[PROGRESS_SEAT] = seat
                 record_turn_start(public, seat, recording)
-                play_turn(tables, public, hidden, work, lineup, seat)
+                play_turn(tables, public, hidden, work, lineup, seat, strategies)
                 record_turn_end(public, game, seat, recording)
                 if audit:
                     code = audit_state(tables, public, hidden, legal_codes, counts)
@@ -217,7 +222,8 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None,
            strategy_array, bool(audit), legal_stack_code_table(),
            np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
            results.rank, results.win, results.cubes_placed, results.cards_completed,
-           results.turns, audit_codes, new_recording(results, tables))
+           results.turns, audit_codes, new_recording(results, tables),
+           strategy_table(lineup_ids, tables, public, work, hidden))
     raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 
@@ -285,10 +291,10 @@ def _turn_dispatch(fallback, policy_id, user_turn):
     """``play_policy_turn`` that sends ``policy_id`` to a compiled user turn function."""
 
     @njit(inline="always")
-    def dispatch(policy, tables, public, player, generator, work):
+    def dispatch(policy, strategies, tables, public, player, generator, work):
         if policy == policy_id:
             return user_turn(work.parameters[player], tables, public, player, generator, work)
-        return fallback(policy, tables, public, player, generator, work)
+        return fallback(policy, strategies, tables, public, player, generator, work)
 
     return dispatch
 
