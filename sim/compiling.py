@@ -35,12 +35,30 @@ def kernels_are_cached(dispatchers: Iterable) -> bool:
     return all(kernel_is_cached(dispatcher) for dispatcher in dispatchers)
 
 
-def compile_notice(game: Game, methods: Iterable[str]) -> str | None:
+def compile_notice(game: Game, methods: Iterable[str],
+                   strategies: Iterable[str] = ()) -> str | None:
     """The status line to show before calling ``game``'s ``methods`` (``"play_shard"``,
-    ``"play_one"``, ``"final_drawings"``) when one of their kernels must be compiled first, or
-    None when the cache is warm (or the game names no kernels)."""
+    ``"play_one"``, ``"final_drawings"``) with the built-in ``strategies`` (names) in the
+    seats, when the loop's kernels or a strategy compiled on its own
+    (``Game.strategy_kernels``) must be compiled first; None when all are in the cache (or
+    the game names no kernels)."""
     kernels = [kernel for method in methods for kernel in game.cached_kernels(method)]
-    if not kernels or kernels_are_cached(kernels):
+    loop_cold = bool(kernels) and not kernels_are_cached(kernels)
+    cold = [name for name in dict.fromkeys(strategies)
+            if game.strategy_kernels(name) and not kernels_are_cached(game.strategy_kernels(name))]
+    if not loop_cold and not cold:
         return None
-    estimate = f", {game.compile_time}" if game.compile_time else ""
-    return f"compiling the {game.title} kernels (first run only{estimate})..."
+    parts, estimates = [], []
+    if loop_cold:
+        parts.append(f"the {game.title} kernels")
+        estimates.append(game.compile_time)
+    if cold:
+        noun = "strategy" if len(cold) == 1 else "strategies"
+        named = ", ".join(cold)
+        parts.append(f"the {named} {noun}" if loop_cold else f"the {game.title} {named} {noun}")
+        estimates.extend(f"{name} {game.strategy_compile_times[name]}" if loop_cold
+                         else game.strategy_compile_times[name]
+                         for name in cold if name in game.strategy_compile_times)
+    estimates = [estimate for estimate in estimates if estimate]
+    estimate = f", {' and '.join(estimates)}" if estimates else ""
+    return f"compiling {' and '.join(parts)} (first run only{estimate})..."

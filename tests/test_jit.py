@@ -58,3 +58,57 @@ def test_compiled_functions_answer_python_calls():
     reset_table(tile_arrays(tileset), table, 2)
     assert planet_score(table, 0) == 0
     assert table.placed_count.tolist() == [1, 1]
+
+
+# What the loop calls through its table of compiled functions (``dispatch.strategy_table``):
+# a strategy to play, and each function with whether that strategy needs it compiled.
+TABLE_STRATEGIES = {
+    "legendary-forests": ("expert", [
+        ("sim.loops.legendary_forests.dispatch:rollout_placement_entry", False),
+        ("sim.loops.legendary_forests.dispatch:rollout_tree_entry", False),
+        ("sim.loops.legendary_forests.dispatch:counted_expert_placement", True),
+        ("sim.loops.legendary_forests.dispatch:counted_expert_tree", True)]),
+    "harmonies": ("planner", [
+        ("sim.loops.harmonies.dispatch:counted_expert_turn", False),
+        ("sim.loops.harmonies.dispatch:valued_policy_turn", True),
+        ("sim.loops.harmonies.dispatch:counted_expert_choose_spirit", False)]),
+}
+
+# In a fresh process (nothing compiled in memory; the loop itself loads from the disk cache).
+_LAZY_CHECK = """
+import importlib, sys
+import numpy as np
+from sim.games.registry import get_game
+from sim.strategy_spec import parse_strategy
+name, strategy, functions = sys.argv[1], sys.argv[2], sys.argv[3:]
+game = get_game(name)
+def compiled_now():
+    found = []
+    for path in functions:
+        module, attribute = path.split(":")
+        found.append(len(getattr(importlib.import_module(module), attribute).overloads) > 0)
+    return found
+lineup = [parse_strategy(text, game.strategies(), "--strategy") for text in ("greedy", strategy)]
+seeds = np.arange(2, dtype=np.uint64)
+game.play_shard(game.load_data(None), 2, game.default_rules(), lineup[:1],
+                np.zeros((2, 2), dtype=np.int64), seeds, seeds)
+print(compiled_now())
+game.play_shard(game.load_data(None), 2, game.default_rules(), lineup,
+                np.array([[0, 1], [1, 0]]), seeds, seeds)
+print(compiled_now())
+"""
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_STRATEGIES))
+def test_the_big_strategies_are_compiled_only_when_a_lineup_plays_them(name):
+    import subprocess
+    import sys
+
+    strategy, functions = TABLE_STRATEGIES[name]
+    result = subprocess.run([sys.executable, "-c", _LAZY_CHECK, name, strategy,
+                             *(path for path, _ in functions)],
+                            capture_output=True, text=True, check=True)
+    before, after = result.stdout.split("\n")[:2]
+    # A greedy shard runs the loop alone; a shard with the strategy adds only its functions.
+    assert before == str([False] * len(functions))
+    assert after == str([needed for _, needed in functions])

@@ -278,12 +278,14 @@ def parse_rule_overrides(items: list[str]) -> dict[str, int | str]:
     return rules
 
 
-def announce_compiling(game: Game, *methods: str) -> None:
-    """Print one status line on stderr when calling ``game``'s ``methods`` will first compile
-    its kernels (numba's on-disk cache is cold); nothing when the cache is warm."""
+def announce_compiling(game: Game, *methods: str, strategies=()) -> None:
+    """Print one status line on stderr when calling ``game``'s ``methods`` with the strategies
+    ``strategies`` (``StrategySpec``s or names) in the seats will first compile kernels
+    (numba's on-disk cache is cold); nothing when the cache is warm."""
     from sim.compiling import compile_notice
 
-    notice = compile_notice(game, methods)
+    names = [getattr(strategy, "name", strategy) for strategy in strategies]
+    notice = compile_notice(game, methods, names)
     if notice is not None:
         typer.echo(notice, err=True)
 

@@ -51,7 +51,7 @@ def play(
     rules = rules_from_options(chosen, rule_options or {}, rule)
     data = chosen.load_data(data_path(tiles))
     lineup = resolve_lineup(chosen, strategy, players)
-    announce_compiling(chosen, "play_one")
+    announce_compiling(chosen, "play_one", strategies=lineup)
     played = chosen.play_one(data, players, rules, lineup, seed)
     typer.echo(played.text)
     if json_out is not None:

@@ -23,6 +23,7 @@ from rich.progress import (
 )
 
 from sim.cli.options import announce_compiling
+from sim.config import lineup_specs
 from sim.games.registry import get_game
 from sim.runner import check_run_dir, run_batch
 from sim.sweep import SWEEP_MANIFEST, read_sweep_manifest, run_sweep
@@ -81,7 +82,9 @@ def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
             session["first"] = done
             # Everything is checked (the runner reports progress only once it is about to
             # play): say so now if the kernels must be compiled first.
-            announce_compiling(get_game(config.game), "play_shard", "final_drawings")
+            game = get_game(config.game)
+            announce_compiling(game, "play_shard", "final_drawings",
+                               strategies=lineup_specs(config, game))
         elapsed = time.perf_counter() - session["start"]
         rate = (done - session["first"]) / elapsed if elapsed > 0 else 0.0
         bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
@@ -121,8 +124,10 @@ def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet)
     def update(done: int, total: int, label: str) -> None:
         if not announced:
             announced.append(True)
-            announce_compiling(get_game(plan.points[0].config.game), "play_shard",
-                               "final_drawings")
+            game = get_game(plan.points[0].config.game)
+            announce_compiling(game, "play_shard", "final_drawings",
+                               strategies=[spec for point in plan.points
+                                           for spec in lineup_specs(point.config, game)])
         bar.update(task, completed=done, total=total, point=label)
 
     try:

@@ -71,7 +71,7 @@ def tournament(
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
               for text in parse_strategy_list(strategies)]
-    announce_compiling(chosen, "play_shard")
+    announce_compiling(chosen, "play_shard", strategies=lineup)
     result = run_tournament(chosen, data, players, rules, lineup, games, seed,
                             workers if workers is not None else default_workers())
     typer.echo(result.table())

@@ -221,6 +221,9 @@ class Game(ABC):
     # How long a first run compiles the game's kernels on a quiet machine (e.g. "about 2
     # minutes"), for the status line shown before it; empty: no estimate.
     compile_time: str = ""
+    # The same for each built-in strategy the loop calls through its table of compiled
+    # functions (``strategy_kernels``), compiled only when a lineup first plays it.
+    strategy_compile_times: dict[str, str] = {}
     # True when ``play_shard(..., trace=True)`` adds the ``score_trace`` column
     # (``sim.games.columns.TRACE_COLUMN``): every seat's score after each ``trace_step``.
     supports_trace: bool = False
@@ -344,6 +347,12 @@ class Game(ABC):
         lineup of built-in strategies. ``sim.compiling`` reads their on-disk cache index, without
         compiling, to say before a long first compile that it is compiling; empty for a game
         whose compile is not worth a word."""
+        return ()
+
+    def strategy_kernels(self, name: str) -> tuple:
+        """The numba dispatchers (cached on disk) of the built-in strategy ``name`` that are
+        compiled on their own, the first time a lineup plays it (not as a part of the loop);
+        empty for a strategy the loop contains."""
         return ()
 
     def variant_compile_seconds(self) -> dict:

@@ -33,8 +33,13 @@ def fresh_kernel(tmp_path, monkeypatch):
     source = tmp_path / "tiny_kernel.py"
     source.write_text(KERNEL_SOURCE)
 
-    def load(name="tiny_kernel"):
-        spec = importlib.util.spec_from_file_location(name, source)
+    def load(name="tiny_kernel", own_file=False):
+        # ``own_file``: a kernel of another source file, with a cache of its own.
+        path = source
+        if own_file:
+            path = tmp_path / f"{name}.py"
+            path.write_text(KERNEL_SOURCE)
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -70,6 +75,27 @@ def test_the_compile_line_names_the_game_and_its_wait(fresh_kernel, monkeypatch)
     assert warm.exit_code == 0 and warm.stderr == "" and warm.stdout == cold.stdout
 
 
+def test_the_compile_line_names_a_strategy_compiled_on_its_own(fresh_kernel, monkeypatch):
+    game = get_game("pick-two")
+    loop, strategy = fresh_kernel(), fresh_kernel("tiny_kernel_strategy", own_file=True)
+    monkeypatch.setattr(type(game), "cached_kernels", lambda self, method: (loop,))
+    monkeypatch.setattr(type(game), "strategy_kernels",
+                        lambda self, name: (strategy,) if name == "greedy" else ())
+    monkeypatch.setattr(type(game), "compile_time", "about a second")
+    monkeypatch.setattr(type(game), "strategy_compile_times", {"greedy": "about 2 s"})
+    assert compile_notice(game, ["play_one"], ["random", "greedy", "greedy"]) == (
+        "compiling the Pick Two kernels and the greedy strategy (first run only, about a "
+        "second and greedy about 2 s)...")
+    assert compile_notice(game, ["play_one"], ["random"]) == \
+        "compiling the Pick Two kernels (first run only, about a second)..."
+    loop(1)
+    assert compile_notice(game, ["play_one"], ["random"]) is None
+    assert compile_notice(game, ["play_one"], ["greedy"]) == \
+        "compiling the Pick Two greedy strategy (first run only, about 2 s)..."
+    strategy(1)
+    assert compile_notice(game, ["play_one"], ["greedy"]) is None
+
+
 def test_every_game_names_cached_kernels_for_what_compiles():
     """The shipped games name their kernels (checked without compiling: each has an on-disk
     cache to read)."""
@@ -79,6 +105,12 @@ def test_every_game_names_cached_kernels_for_what_compiles():
         for method in ("play_shard", "play_one", "final_drawings"):
             kernels = game.cached_kernels(method)
             assert kernels and all(hasattr(k._cache, "_cache_file") for k in kernels)
+        # Each strategy compiled on its own has a cache and a wait to announce.
+        assert game.strategy_kernels("expert")
+        for strategy in game.strategies():
+            kernels = game.strategy_kernels(strategy)
+            assert all(hasattr(k._cache, "_cache_file") for k in kernels)
+            assert bool(kernels) == (strategy in game.strategy_compile_times), strategy
 
 
 def _help(command: str) -> str:

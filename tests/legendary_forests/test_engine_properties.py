@@ -24,7 +24,7 @@ from sim.games.legendary_forests.rules import (
     placement_is_legal,
     tile_arrays,
 )
-from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM, strategy_table
 from sim.loops.legendary_forests.loop import new_work, play_game, run_shard
 from tests.legendary_forests.examples import engine_zones
 
@@ -94,9 +94,10 @@ def test_random_play_is_legal_and_zones_match_flood_fill(tileset, players, remov
     table = new_table(tileset.size, players, removed)
     work = new_work(tileset.size, players, removed)
     log = new_log(tileset.size, players, removed)
+    seat_policy = np.array(policies[:players], np.int8)
     play_game(tiles, table, work, log, removed, trees_per_colour, np.uint64(deal_seed),
-              np.uint64(strategy_seed), np.array(policies[:players], np.int8),
-              np.zeros((players, PARAMETER_SLOTS)))
+              np.uint64(strategy_seed), seat_policy, np.zeros((players, PARAMETER_SLOTS)),
+              strategy_table(seat_policy, tiles, table, work))
     # The deal: tile 1 never shuffled; removed and drawn tiles are disjoint and cover 2..N.
     drawn = [int(t) for t in log.draw_order]
     assert sorted(drawn + [int(t) for t in log.removed[:removed]]) == list(range(1, tileset.size))

@@ -22,7 +22,7 @@ from sim.games.legendary_forests.rules import (
     tile_arrays,
     tree_phase_seat,
 )
-from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM
+from sim.loops.legendary_forests.dispatch import GREEDY, PARAMETER_SLOTS, RANDOM, strategy_table
 from sim.loops.legendary_forests.loop import new_work, play_game
 from tests.legendary_forests.examples import EXAMPLE_TILES, engine_zones, example_planet
 
@@ -135,7 +135,7 @@ def run_one_game(tileset, players, removed, trees_per_colour, policy, deal_seed=
     policies = np.full(players, policy, np.int8)
     params = np.zeros((players, PARAMETER_SLOTS))
     play_game(tiles, table, work, log, removed, trees_per_colour, np.uint64(deal_seed),
-              np.uint64(seed), policies, params)
+              np.uint64(seed), policies, params, strategy_table(policies, tiles, table, work))
     return tiles, table, log
 
 

@@ -10,6 +10,7 @@ from sim.games.legendary_forests.convert import planet_of
 from sim.games.legendary_forests.position import score_planet, validate_planet
 from sim.games.legendary_forests.rules import (
     PREVIEW_SIZE,
+    STATUS_PLAYERS,
     legal_placements,
     legal_tree_choices,
     tile_arrays,
@@ -20,8 +21,9 @@ from sim.loops.legendary_forests.dispatch import (
     POLICY_IDS,
     choose_placement,
     choose_tree,
+    strategy_table,
 )
-from sim.loops.legendary_forests.loop import run_shard
+from sim.loops.legendary_forests.loop import new_work, run_shard
 from strategies.legendary_forests import REGISTRY
 from strategies.legendary_forests.base import Strategy
 from tests.legendary_forests.test_engine_properties import tile_sets
@@ -37,6 +39,13 @@ def policy_rows():
         cls = REGISTRY.strategy_class(name)
         rows.append((name, policy, cls.parameter_row(FAST.get(name, {}), PARAMETER_SLOTS)))
     return rows
+
+
+def all_strategies(tiles, table):
+    """The loop's table of compiled strategies with every built-in in it."""
+    policies = np.array(sorted(POLICY_IDS.values()), np.int8)
+    players = int(table.status[STATUS_PLAYERS])
+    return strategy_table(policies, tiles, table, new_work(tiles.light.shape[0], players, 0))
 
 
 class ProbeEveryBuiltin(Strategy):
@@ -57,9 +66,9 @@ class ProbeEveryBuiltin(Strategy):
         assert count == len(placements)
         for name, policy, params in policy_rows():
             rng = np.array([1, 2, 3, 4 + observation.turn], np.uint64)
-            pick = choose_placement(policy, params, tiles, table, self.seat, tile, cells,
-                                    rotations, count, rng, np.zeros(64, np.int32),
-                                    np.zeros(PREVIEW_SIZE, np.int32))
+            pick = choose_placement(policy, all_strategies(tiles, table), params, tiles, table,
+                                    self.seat, tile, cells, rotations, count, rng,
+                                    np.zeros(64, np.int32), np.zeros(PREVIEW_SIZE, np.int32))
             if not 0 <= pick < count:
                 type(self).problems.append((name, "placement", pick, count))
         type(self).decisions += 1
@@ -74,8 +83,8 @@ class ProbeEveryBuiltin(Strategy):
         assert count == len(choices)
         for name, policy, params in policy_rows():
             rng = np.array([5, 6, 7, 8 + observation.turn], np.uint64)
-            pick = choose_tree(policy, params, tiles, table, self.seat, colours, zones, count,
-                               rng)
+            pick = choose_tree(policy, all_strategies(tiles, table), params, tiles, table,
+                               self.seat, colours, zones, count, rng)
             if not 0 <= pick < count:
                 type(self).problems.append((name, "tree", pick, count))
             else:

@@ -142,6 +142,7 @@ def test_expert_decides_the_same_whatever_the_unseen_tiles_hold(game, tileset, r
     re-ordered, i.e. it uses neither which tiles are removed nor the draw order."""
     from sim.games.base import StrategySpec
     from sim.games.legendary_forests.rules import deal, new_table
+    from sim.loops.legendary_forests.dispatch import strategy_table
     from sim.loops.legendary_forests.game import LegendaryForests
     from sim.loops.legendary_forests.loop import new_work, play_game
     from sim.loops.rebind import rebind
@@ -168,7 +169,8 @@ def test_expert_decides_the_same_whatever_the_unseen_tiles_hold(game, tileset, r
         play = rebind(play_game.py_func, "play_game", {"deal": dealt})
         deal_seed, strategy_seed = single_game_seeds(9)
         play(tiles, table, work, log, removed_count, rules["trees_per_colour_per_player"],
-             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params[[0] * players])
+             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params[[0] * players],
+             strategy_table(policies, tiles, table, work))
         return ([log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
                  log.tree_colour[:turns].tolist()], sorted(log.removed[:removed_count].tolist()))
 

@@ -84,15 +84,20 @@ def unplayed_spirit(tables, offers):
     return 0
 
 
-VALUED_POLICIES = frozenset(POLICY_IDS[name] for name in ("planner", "landscape", "animals"))
+VALUED_NAMES = ("planner", "landscape", "animals")
+VALUED_POLICIES = frozenset(POLICY_IDS[name] for name in VALUED_NAMES)
+# The compiled functions of each strategy the table holds (compiled when a lineup plays it).
+TABLE_FUNCTIONS = {"expert": (counted_expert_turn, counted_expert_choose_spirit),
+                   **{name: (valued_policy_turn,) for name in VALUED_NAMES}}
 
 
-def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden):
+def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden, instrument=None):
     """The loop's table of compiled strategies for games whose seats play the policy ids in
     ``lineup_ids``: (expert turn, valued turn, expert spirit choice), each the real function
     when a seat plays it and a placeholder otherwise. The signatures are those of the state
-    arrays given (the loop's own)."""
+    arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each real one."""
     played = {int(policy) for policy in np.unique(lineup_ids)}
+    real = instrument or (lambda function: function)
     player = types.int64
     generator = typeof(work.generators[0])
     turn = types.Tuple((types.int64, types.boolean))(
@@ -100,10 +105,11 @@ def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden):
     spirit = types.int64(typeof(tables), typeof(hidden.spirit_offers[0]))
     expert = POLICY_EXPERT in played
     return (
-        CompiledFunction(counted_expert_turn if expert else unplayed_turn, turn),
-        CompiledFunction(valued_policy_turn if played & VALUED_POLICIES else unplayed_turn,
+        CompiledFunction(real(counted_expert_turn) if expert else unplayed_turn, turn),
+        CompiledFunction(real(valued_policy_turn) if played & VALUED_POLICIES else unplayed_turn,
                          turn),
-        CompiledFunction(counted_expert_choose_spirit if expert else unplayed_spirit, spirit),
+        CompiledFunction(real(counted_expert_choose_spirit) if expert else unplayed_spirit,
+                         spirit),
     )
 
 

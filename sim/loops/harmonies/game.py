@@ -35,7 +35,12 @@ from sim.games.harmonies.scoring import CATEGORY_NAMES
 from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK
 from sim.games.harmonies.tables import EngineTables, build_tables
 from sim.games.strategy import KIND_BUILTIN
-from sim.loops.harmonies.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
+from sim.loops.harmonies.dispatch import (
+    PARAMETER_SLOTS,
+    POLICY_IDS,
+    TABLE_FUNCTIONS,
+    USER_POLICY_BASE,
+)
 from sim.loops.harmonies.driver import play_recorded_game
 from sim.loops.harmonies.loop import (
     compiled_variant,
@@ -89,6 +94,8 @@ class Harmonies(Game):
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
     compile_time = "about a minute and a half"
+    strategy_compile_times = {"expert": "about a minute", "planner": "about 30 s",
+                              "landscape": "about 30 s", "animals": "about 30 s"}
     supports_trace = True
     trace_step = "round"
     length_column = "turns"
@@ -165,6 +172,10 @@ class Harmonies(Game):
     def cached_kernels(self, method: str) -> tuple:
         """``play_one`` runs the turn kernel from Python; the others the shard kernel."""
         return (play_turn,) if method == "play_one" else (play_games_kernel,)
+
+    def strategy_kernels(self, name: str) -> tuple:
+        """``expert`` and the valued strategies are called through the loop's table."""
+        return TABLE_FUNCTIONS.get(name, ())
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""

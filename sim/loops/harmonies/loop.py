@@ -207,10 +207,11 @@ def seat_parameter_array(lineup_ids: np.ndarray, parameters) -> np.ndarray:
 
 
 def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None, variant=None,
-         trace=False):
+         trace=False, instrument=None):
     """Play the games in one compiled call; ``lineup_ids`` is int8[games, players]; ``variant``
     (from :func:`compiled_variant`) plays lineups with compiled user strategies; ``trace``
-    records every seat's score after each round."""
+    records every seat's score after each round; ``instrument`` (the profiler's) rebuilds the
+    strategies of the table (``dispatch.strategy_table``)."""
     games = deal_array.shape[0]
     seat_parameters = seat_parameter_array(lineup_ids, parameters)
     public, hidden = new_state(tables)
@@ -223,7 +224,7 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None,
            np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
            results.rank, results.win, results.cubes_placed, results.cards_completed,
            results.turns, audit_codes, new_recording(results, tables),
-           strategy_table(lineup_ids, tables, public, work, hidden))
+           strategy_table(lineup_ids, tables, public, work, hidden, instrument))
     raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 
@@ -373,7 +374,8 @@ def profile_games(tables: EngineTables, lineup_ids: np.ndarray, deal_seeds, stra
     strategy_array = _seed_array(strategy_seeds, "strategy_seeds")
     parameters = np.asarray(parameters, dtype=np.float64)
     _run(tables, lineup_ids[:1], deal_array[:1], strategy_array[:1], False, parameters[:1],
-         variant)
+         variant, instrument=profiler.instrumented)
     profiler.reset()
-    _run(tables, lineup_ids, deal_array, strategy_array, False, parameters, variant)
+    _run(tables, lineup_ids, deal_array, strategy_array, False, parameters, variant,
+         instrument=profiler.instrumented)
     return profiler.times()

@@ -3,14 +3,19 @@
 The game loop calls ``choose_placement`` and ``choose_tree`` with a seat's policy id and its row
 of float parameters; one cached loop then serves every lineup of built-ins without recompiling
 (a compiled function passed as an argument would be specialised per lineup and could not be
-cached on disk). A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here
-by its name (``POLICY_IDS``); its parameters fill the slots of its row in the order it declares
-them (``Strategy.parameter_row``).
+cached on disk). The two big strategies, ``rollout`` and ``expert``, are called through a table
+of compiled functions instead (``strategy_table``) and compiled only when a lineup plays them.
+A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here by its name
+(``POLICY_IDS``); its parameters fill the slots of its row in the order it declares them
+(``Strategy.parameter_row``).
 """
 
 from __future__ import annotations
 
-from sim.jit import compiled, inlined
+import numpy as np
+from numba import typeof, types
+
+from sim.jit import CompiledFunction, compiled, inlined
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
@@ -41,9 +46,35 @@ PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
 
 
+# ``rollout`` and ``expert`` are not a part of the loop: it calls them through a table of
+# compiled functions (``strategy_table``, see ``sim.jit``), so a cold loop compiles without
+# them (they were most of its compile) and each is compiled, or loaded from the cache, only
+# when a lineup plays it. Each decision of theirs costs far more than the call. The slots:
+SLOT_ROLLOUT_PLACEMENT = 0
+SLOT_EXPERT_PLACEMENT = 1
+SLOT_ROLLOUT_TREE = 2
+SLOT_EXPERT_TREE = 3
+
+
+@compiled(c_callable=True)
+def rollout_placement_entry(params, tiles, table, player, tile, move_cells, move_rotations,
+                            move_count, rng, scratch, preview):
+    """``rollout_placement`` with the table's signature."""
+    return rollout_placement(tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, scratch, preview, params[0], params[1])
+
+
+@compiled(c_callable=True)
+def rollout_tree_entry(params, tiles, table, player, choice_colours, choice_zones,
+                       choice_count, rng):
+    """``rollout_tree`` with the table's signature."""
+    return rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
+                        params[0], params[1])
+
+
 # ``expert`` allocates its work arrays: called from the loop (compiled without reference
 # counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
-@compiled(refcounts=True)
+@compiled(refcounts=True, c_callable=True)
 def counted_expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
                              move_count, rng, scratch, preview):
     """``expert_placement`` with reference counting."""
@@ -51,7 +82,7 @@ def counted_expert_placement(params, tiles, table, player, tile, move_cells, mov
                             move_count, rng, scratch, preview)
 
 
-@compiled(refcounts=True)
+@compiled(refcounts=True, c_callable=True)
 def counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
                         choice_count, rng):
     """``expert_tree`` with reference counting."""
@@ -59,10 +90,57 @@ def counted_expert_tree(params, tiles, table, player, choice_colours, choice_zon
                        rng)
 
 
+@compiled(c_callable=True)
+def unplayed_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                       move_count, rng, scratch, preview):
+    """What the table holds for a placement slot no seat of the shard plays (never called:
+    the loop calls a slot only for a seat playing its strategy)."""
+    return 0
+
+
+@compiled(c_callable=True)
+def unplayed_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                  rng):
+    """What the table holds for a tree slot no seat of the shard plays (never called)."""
+    return 0
+
+
+# The compiled functions of each strategy the table holds (compiled when a lineup plays it).
+TABLE_FUNCTIONS = {"rollout": (rollout_placement_entry, rollout_tree_entry),
+                   "expert": (counted_expert_placement, counted_expert_tree)}
+
+
+def strategy_table(policies: np.ndarray, tiles, table, work, instrument=None):
+    """The loop's table of compiled strategies for games whose seats play the policy ids in
+    ``policies``: (rollout placement, expert placement, rollout tree, expert tree), each the
+    real function when a seat plays it and a placeholder otherwise. The signatures are those
+    of the arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each real
+    one."""
+    played = {int(policy) for policy in np.unique(policies)}
+    real = instrument or (lambda function: function)
+    common = (typeof(np.zeros(PARAMETER_SLOTS)), typeof(tiles), typeof(table), types.int64)
+    rng = typeof(work.seat_rng[0])
+    placement = types.int64(*common, types.int64, typeof(work.move_cells),
+                            typeof(work.move_rotations), types.int64, rng,
+                            typeof(work.scratch), typeof(work.preview))
+    tree = types.int64(*common, typeof(work.choice_colours), typeof(work.choice_zones),
+                       types.int64, rng)
+    rollout, expert = ROLLOUT in played, EXPERT in played
+    return (
+        CompiledFunction(real(rollout_placement_entry) if rollout else unplayed_placement,
+                         placement),
+        CompiledFunction(real(counted_expert_placement) if expert else unplayed_placement,
+                         placement),
+        CompiledFunction(real(rollout_tree_entry) if rollout else unplayed_tree, tree),
+        CompiledFunction(real(counted_expert_tree) if expert else unplayed_tree, tree),
+    )
+
+
 @inlined
-def choose_placement(policy, params, tiles, table, player, tile, move_cells, move_rotations,
-                     move_count, rng, scratch, preview):
-    """Index of the chosen legal placement for ``policy``."""
+def choose_placement(policy, strategies, params, tiles, table, player, tile, move_cells,
+                     move_rotations, move_count, rng, scratch, preview):
+    """Index of the chosen legal placement for ``policy`` (``strategies``: the table of
+    ``strategy_table``)."""
     if policy == RANDOM:
         return random_placement(move_count, rng)
     if policy == GREEDY:
@@ -81,18 +159,21 @@ def choose_placement(policy, params, tiles, table, player, tile, move_cells, mov
         return greedy_placement(tiles, table, player, tile, move_cells, move_rotations,
                                 move_count, rng, scratch, preview)
     if policy == ROLLOUT:
-        return rollout_placement(tiles, table, player, tile, move_cells, move_rotations,
-                                 move_count, rng, scratch, preview, params[0], params[1])
+        return strategies[SLOT_ROLLOUT_PLACEMENT](
+            params, tiles, table, np.int64(player), np.int64(tile), move_cells, move_rotations,
+            np.int64(move_count), rng, scratch, preview)
     if policy == EXPERT:
-        return counted_expert_placement(params, tiles, table, player, tile, move_cells,
-                                        move_rotations, move_count, rng, scratch, preview)
+        return strategies[SLOT_EXPERT_PLACEMENT](
+            params, tiles, table, np.int64(player), np.int64(tile), move_cells, move_rotations,
+            np.int64(move_count), rng, scratch, preview)
     return random_placement(move_count, rng)
 
 
 @inlined
-def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zones,
+def choose_tree(policy, strategies, params, tiles, table, player, choice_colours, choice_zones,
                 choice_count, rng):
-    """Index of the chosen legal (colour, zone) tree choice for ``policy``."""
+    """Index of the chosen legal (colour, zone) tree choice for ``policy`` (``strategies``:
+    the table of ``strategy_table``)."""
     if policy == RANDOM:
         return random_tree(choice_count, rng)
     if policy == GREEDY:
@@ -108,9 +189,11 @@ def choose_tree(policy, params, tiles, table, player, choice_colours, choice_zon
         return denier_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
                            params[0])
     if policy == ROLLOUT:
-        return rollout_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
-                            params[0], params[1])
+        return strategies[SLOT_ROLLOUT_TREE](params, tiles, table, np.int64(player),
+                                             choice_colours, choice_zones,
+                                             np.int64(choice_count), rng)
     if policy == EXPERT:
-        return counted_expert_tree(params, tiles, table, player, choice_colours, choice_zones,
-                                   choice_count, rng)
+        return strategies[SLOT_EXPERT_TREE](params, tiles, table, np.int64(player),
+                                            choice_colours, choice_zones,
+                                            np.int64(choice_count), rng)
     return random_tree(choice_count, rng)

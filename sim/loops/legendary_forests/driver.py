@@ -42,7 +42,12 @@ from sim.games.legendary_forests.rules import (
 )
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON, Strategy
 from sim.loops.legendary_forests import loop
-from sim.loops.legendary_forests.dispatch import POLICY_IDS, choose_placement, choose_tree
+from sim.loops.legendary_forests.dispatch import (
+    POLICY_IDS,
+    choose_placement,
+    choose_tree,
+    strategy_table,
+)
 from sim.loops.rebind import rebind
 
 
@@ -154,12 +159,13 @@ def _python_dispatchers(tileset, log, seats: list[SeatPlayer]):
     seats go to the compiled dispatch, compiled user seats to their functions, Python seats get
     an observation and the legal options; every answer is checked to be a legal index."""
 
-    def placement(policy, params, tiles, table, player, tile, move_cells, move_rotations,
-                  move_count, rng, scratch, preview):
+    def placement(policy, strategies, params, tiles, table, player, tile, move_cells,
+                  move_rotations, move_count, rng, scratch, preview):
         seat = seats[player]
         if seat.kind == KIND_BUILTIN:
-            pick = choose_placement(policy, params, tiles, table, player, tile, move_cells,
-                                    move_rotations, move_count, rng, scratch, preview)
+            pick = choose_placement(policy, strategies, params, tiles, table, player, tile,
+                                    move_cells, move_rotations, move_count, rng, scratch,
+                                    preview)
         elif seat.kind == KIND_COMPILED:
             pick = seat.compiled_placement(params, tiles, table, player, tile, move_cells,
                                            move_rotations, move_count, rng, scratch, preview)
@@ -172,11 +178,11 @@ def _python_dispatchers(tileset, log, seats: list[SeatPlayer]):
             pick = seat.strategy.choose_placement(observation, options)
         return _checked_pick(pick, move_count, seat, "placement")
 
-    def tree(policy, params, tiles, table, player, choice_colours, choice_zones, choice_count,
-             rng):
+    def tree(policy, strategies, params, tiles, table, player, choice_colours, choice_zones,
+             choice_count, rng):
         seat = seats[player]
         if seat.kind == KIND_BUILTIN:
-            pick = choose_tree(policy, params, tiles, table, player, choice_colours,
+            pick = choose_tree(policy, strategies, params, tiles, table, player, choice_colours,
                                choice_zones, choice_count, rng)
         elif seat.kind == KIND_COMPILED:
             pick = seat.compiled_tree(params, tiles, table, player, choice_colours, choice_zones,
@@ -209,7 +215,8 @@ def play_game(tileset, tiles, table, work, log, removed_tiles, trees_per_colour_
     policies = np.array([seat.policy_id for seat in seats], dtype=np.int8)
     params = np.array([seat.params for seat in seats], dtype=np.float64)
     game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player,
-         np.uint64(deal_seed), np.uint64(strategy_seed), policies, params)
+         np.uint64(deal_seed), np.uint64(strategy_seed), policies, params,
+         strategy_table(policies, tiles, table, work))
 
 
 def new_game_state(tile_count: int, players: int, removed_tiles: int, trace: bool = False):

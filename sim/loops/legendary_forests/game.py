@@ -36,7 +36,13 @@ from sim.games.legendary_forests.rules import (
     tile_arrays,
 )
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
-from sim.loops.legendary_forests.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
+from sim.loops.legendary_forests.dispatch import (
+    PARAMETER_SLOTS,
+    POLICY_IDS,
+    TABLE_FUNCTIONS,
+    USER_POLICY_BASE,
+    strategy_table,
+)
 from sim.loops.legendary_forests.loop import (
     compiled_variant,
     new_work,
@@ -80,6 +86,7 @@ class LegendaryForests(Game):
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
     compile_time = "about a minute"
+    strategy_compile_times = {"rollout": "about 30 s", "expert": "about 20 s"}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
@@ -125,6 +132,10 @@ class LegendaryForests(Game):
         """Every method runs the shard kernel (one game is a shard of one: ``loop.play_one``);
         ``play_game`` is pasted into it and has no cache of its own."""
         return (play_games,)
+
+    def strategy_kernels(self, name: str) -> tuple:
+        """``rollout`` and ``expert`` are called through the loop's table."""
+        return TABLE_FUNCTIONS.get(name, ())
 
     def variant_compile_seconds(self) -> dict:
         """Compile seconds of each loop variant built in this process (None until compiled)."""
@@ -189,7 +200,8 @@ class LegendaryForests(Game):
             overrides["choose_tree"] = compiled_variant(user_functions).tree
         game = rebind(play_game.py_func, "play_game", overrides)
         game(tiles, table, work, log, removed, rules["trees_per_colour_per_player"],
-             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params)
+             np.uint64(deal_seed), np.uint64(strategy_seed), policies, params,
+             strategy_table(policies, tiles, table, work))
         decisions = [log.placement_cell[:turns].tolist(), log.placement_rotation[:turns].tolist(),
                      log.tree_colour[:turns].tolist()]
         return decisions, log.draw_order[turns:].copy()

@@ -51,6 +51,7 @@ from sim.loops.legendary_forests.dispatch import (
     USER_POLICY_BASE,
     choose_placement,
     choose_tree,
+    strategy_table,
 )
 from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
@@ -85,12 +86,14 @@ def new_work(tile_count: int, players: int, removed_tiles: int) -> Work:
 
 @inlined
 def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seed,
-              strategy_seed, seat_policy, seat_params):
+              strategy_seed, seat_policy, seat_params, strategies):
     """Play one full game on ``table`` (reset first) and record it in ``log``.
 
     ``seat_policy[p]`` is the built-in strategy id of seat ``p`` and ``seat_params[p]`` its
-    parameters. Turn order follows RULES.md: reveal, every player places or discards, and on a
-    light tile a tree phase from the construction-token holder, after which the token passes.
+    parameters; ``strategies`` is the table of compiled strategies
+    (``dispatch.strategy_table``). Turn order follows RULES.md: reveal, every player places or
+    discards, and on a light tile a tree phase from the construction-token holder, after which
+    the token passes.
     """
     players = table.status[STATUS_PLAYERS]
     tile_count = tiles.light.shape[0]
@@ -113,9 +116,9 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
                 log.placement_cell[turn, player] = -1
                 log.placement_rotation[turn, player] = 0
                 continue
-            pick = choose_placement(seat_policy[player], seat_params[player], tiles, table,
-                                    player, tile, work.move_cells, work.move_rotations, count,
-                                    work.seat_rng[player], work.scratch, work.preview)
+            pick = choose_placement(seat_policy[player], strategies, seat_params[player], tiles,
+                                    table, player, tile, work.move_cells, work.move_rotations,
+                                    count, work.seat_rng[player], work.scratch, work.preview)
             cell = work.move_cells[pick]
             rotation = work.move_rotations[pick]
             place_tile(tiles, table, player, tile, cell, rotation)
@@ -134,8 +137,8 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
                     log.seat_counters[player, COUNTER_TREE_PHASES_WITHOUT_TREE] += 1
                     log.tree_colour[turn, player] = NO_TREE_TAKEN
                     continue
-                pick = choose_tree(seat_policy[player], seat_params[player], tiles, table,
-                                   player, work.choice_colours, work.choice_zones, count,
+                pick = choose_tree(seat_policy[player], strategies, seat_params[player], tiles,
+                                   table, player, work.choice_colours, work.choice_zones, count,
                                    work.seat_rng[player])
                 colour = work.choice_colours[pick]
                 apply_tree(table, player, colour, work.choice_zones[pick])
@@ -149,7 +152,7 @@ def play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_playe
 
 @entry
 def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_player, deal_seeds,
-               strategy_seeds, game_seat_policy, game_seat_params, results):
+               strategy_seeds, game_seat_policy, game_seat_params, results, strategies):
     """Play ``len(deal_seeds)`` games and fill ``results`` (see ``ShardResults``); the table
     and the log are left as the last game ended. ``play_game`` is pasted in (``inlined``), so
     the whole shard is one compiled function."""
@@ -157,7 +160,7 @@ def play_games(tiles, table, work, log, removed_tiles, trees_per_colour_per_play
     for game in range(games):
         play_game(tiles, table, work, log, removed_tiles, trees_per_colour_per_player,
                   deal_seeds[game], strategy_seeds[game], game_seat_policy[game],
-                  game_seat_params[game])
+                  game_seat_params[game], strategies)
         record_game(table, work, log, removed_tiles, game, work.scores, results)
 
 
@@ -175,13 +178,13 @@ def _placement_dispatch(fallback, policy_id, user_placement):
     """``choose_placement`` that sends ``policy_id`` to a compiled user function."""
 
     @njit(inline="always")
-    def dispatch(policy, params, tiles, table, player, tile, move_cells, move_rotations,
-                 move_count, rng, scratch, preview):
+    def dispatch(policy, strategies, params, tiles, table, player, tile, move_cells,
+                 move_rotations, move_count, rng, scratch, preview):
         if policy == policy_id:
             return np.int64(user_placement(params, tiles, table, player, tile, move_cells,
                                            move_rotations, move_count, rng, scratch, preview))
-        return np.int64(fallback(policy, params, tiles, table, player, tile, move_cells,
-                                 move_rotations, move_count, rng, scratch, preview))
+        return np.int64(fallback(policy, strategies, params, tiles, table, player, tile,
+                                 move_cells, move_rotations, move_count, rng, scratch, preview))
 
     return dispatch
 
@@ -190,13 +193,13 @@ def _tree_dispatch(fallback, policy_id, user_tree):
     """``choose_tree`` that sends ``policy_id`` to a compiled user function."""
 
     @njit(inline="always")
-    def dispatch(policy, params, tiles, table, player, choice_colours, choice_zones,
+    def dispatch(policy, strategies, params, tiles, table, player, choice_colours, choice_zones,
                  choice_count, rng):
         if policy == policy_id:
             return np.int64(user_tree(params, tiles, table, player, choice_colours, choice_zones,
                                       choice_count, rng))
-        return np.int64(fallback(policy, params, tiles, table, player, choice_colours,
-                                 choice_zones, choice_count, rng))
+        return np.int64(fallback(policy, strategies, params, tiles, table, player,
+                                 choice_colours, choice_zones, choice_count, rng))
 
     return dispatch
 
@@ -232,14 +235,16 @@ def compiled_variant(user_functions) -> KernelVariant:
 
 def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
               strategy_seeds, game_seat_policy, game_seat_params=None,
-              variant: KernelVariant | None = None, trace: bool = False) -> ShardResults:
+              variant: KernelVariant | None = None, trace: bool = False,
+              instrument=None) -> ShardResults:
     """Allocate everything for one shard and play it (the Python entry point of the kernel).
 
     ``variant`` (from ``compiled_variant``) plays lineups with compiled user strategies; by
     default the cached kernel with the built-ins runs. A variant's first call is timed alone on
     one game, so its compile time is known (``variant.compile_seconds[0]``) and stays out of
     the per-game cost. ``trace`` also records every seat's score after each turn
-    (``results.score_trace``)."""
+    (``results.score_trace``); ``instrument`` (the profiler's) rebuilds the strategies of the
+    table (``dispatch.strategy_table``)."""
     tile_count = tileset_arrays.light.shape[0]
     games = len(deal_seeds)
     table = new_table(tile_count, players, removed_tiles)
@@ -252,14 +257,15 @@ def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_playe
                  np.asarray(strategy_seeds, dtype=np.uint64),
                  np.ascontiguousarray(game_seat_policy, dtype=np.int8),
                  np.ascontiguousarray(game_seat_params, dtype=np.float64))
+    strategies = strategy_table(arguments[2], tileset_arrays, table, work, instrument)
     kernel = play_games if variant is None else variant.play_games
     if variant is not None and variant.compile_seconds[0] is None and games > 0:
         start = time.perf_counter()
         kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-               *(argument[:1] for argument in arguments), results)
+               *(argument[:1] for argument in arguments), results, strategies)
         variant.compile_seconds[0] = time.perf_counter() - start
     kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-           *arguments, results)
+           *arguments, results, strategies)
     return results
 
 
@@ -272,10 +278,11 @@ def play_one(tileset_arrays, players, removed_tiles, trees_per_colour_per_player
     log = new_log(tile_count, players, removed_tiles)
     results = new_shard_results(1, players, tile_count - 1 - removed_tiles)
     kernel = play_games if variant is None else variant.play_games
+    seat_policy = np.ascontiguousarray(np.asarray(seat_policy, dtype=np.int8)[None])
     kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
            np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
-           np.ascontiguousarray(np.asarray(seat_policy, dtype=np.int8)[None]),
-           np.ascontiguousarray(np.asarray(seat_params, dtype=np.float64)[None]), results)
+           seat_policy, np.ascontiguousarray(np.asarray(seat_params, dtype=np.float64)[None]),
+           results, strategy_table(seat_policy, tileset_arrays, table, work))
     return table, log
 
 _RULES = "sim.games.legendary_forests.rules"
@@ -317,8 +324,9 @@ def profile_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_p
     profiler, variant = _PROFILED["profiler"], _PROFILED["variant"]
     run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player,
               deal_seeds[:1], strategy_seeds[:1], game_seat_policy[:1], game_seat_params[:1],
-              variant=variant)
+              variant=variant, instrument=profiler.instrumented)
     profiler.reset()
     run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_player, deal_seeds,
-              strategy_seeds, game_seat_policy, game_seat_params, variant=variant)
+              strategy_seeds, game_seat_policy, game_seat_params, variant=variant,
+              instrument=profiler.instrumented)
     return profiler.times()
