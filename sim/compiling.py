@@ -35,30 +35,42 @@ def kernels_are_cached(dispatchers: Iterable) -> bool:
     return all(kernel_is_cached(dispatcher) for dispatcher in dispatchers)
 
 
+def about(seconds: float) -> str:
+    """A wait in words: "about 20 s", "about a minute", "about 3 minutes"."""
+    if seconds < 50:
+        return f"about {max(5, 5 * round(seconds / 5)):.0f} s"
+    if seconds < 80:
+        return "about a minute"
+    if seconds < 110:
+        return "about a minute and a half"
+    return f"about {round(seconds / 60)} minutes"
+
+
 def compile_notice(game: Game, methods: Iterable[str],
                    strategies: Iterable[str] = ()) -> str | None:
     """The status line to show before calling ``game``'s ``methods`` (``"play_shard"``,
     ``"play_one"``, ``"final_drawings"``) with the built-in ``strategies`` (names) in the
     seats, when the loop's kernels or a strategy compiled on its own
     (``Game.strategy_kernels``) must be compiled first; None when all are in the cache (or
-    the game names no kernels)."""
+    the game names no kernels). The wait is the sum of the parts still to compile
+    (``Game.compile_seconds``, ``Game.strategy_compile_seconds``; strategies sharing their
+    compiled functions count once)."""
     kernels = [kernel for method in methods for kernel in game.cached_kernels(method)]
     loop_cold = bool(kernels) and not kernels_are_cached(kernels)
     cold = [name for name in dict.fromkeys(strategies)
             if game.strategy_kernels(name) and not kernels_are_cached(game.strategy_kernels(name))]
     if not loop_cold and not cold:
         return None
-    parts, estimates = [], []
-    if loop_cold:
-        parts.append(f"the {game.title} kernels")
-        estimates.append(game.compile_time)
+    seconds = game.compile_seconds if loop_cold else 0.0
+    counted = set()
+    for name in cold:
+        shared = tuple(id(kernel) for kernel in game.strategy_kernels(name))
+        if shared not in counted:
+            counted.add(shared)
+            seconds += game.strategy_compile_seconds.get(name, 0.0)
+    parts = [f"the {game.title} kernels"] if loop_cold else []
     if cold:
-        noun = "strategy" if len(cold) == 1 else "strategies"
-        named = ", ".join(cold)
-        parts.append(f"the {named} {noun}" if loop_cold else f"the {game.title} {named} {noun}")
-        estimates.extend(f"{name} {game.strategy_compile_times[name]}" if loop_cold
-                         else game.strategy_compile_times[name]
-                         for name in cold if name in game.strategy_compile_times)
-    estimates = [estimate for estimate in estimates if estimate]
-    estimate = f", {' and '.join(estimates)}" if estimates else ""
+        named = f"{', '.join(cold)} {'strategy' if len(cold) == 1 else 'strategies'}"
+        parts.append(f"the {named}" if loop_cold else f"the {game.title} {named}")
+    estimate = f", {about(seconds)}" if seconds else ""
     return f"compiling {' and '.join(parts)} (first run only{estimate})..."

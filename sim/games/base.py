@@ -218,12 +218,12 @@ class Game(ABC):
     # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
     played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
-    # How long a first run compiles the game's kernels on a quiet machine (e.g. "about 2
-    # minutes"), for the status line shown before it; empty: no estimate.
-    compile_time: str = ""
+    # Seconds a first run takes to compile the game's kernels on a quiet machine, for the
+    # status line shown before it (``sim.compiling``); 0: no estimate.
+    compile_seconds: float = 0.0
     # The same for each built-in strategy the loop calls through its table of compiled
     # functions (``strategy_kernels``), compiled only when a lineup first plays it.
-    strategy_compile_times: dict[str, str] = {}
+    strategy_compile_seconds: dict[str, float] = {}
     # True when ``play_shard(..., trace=True)`` adds the ``score_trace`` column
     # (``sim.games.columns.TRACE_COLUMN``): every seat's score after each ``trace_step``.
     supports_trace: bool = False

@@ -63,12 +63,12 @@ def test_the_compile_line_names_the_game_and_its_wait(fresh_kernel, monkeypatch)
     game = get_game("pick-two")
     kernel = fresh_kernel()
     monkeypatch.setattr(type(game), "cached_kernels", lambda self, method: (kernel,))
-    monkeypatch.setattr(type(game), "compile_time", "about a second")
+    monkeypatch.setattr(type(game), "compile_seconds", 1.0)
     assert compile_notice(game, ["play_one"]) == \
-        "compiling the Pick Two kernels (first run only, about a second)..."
+        "compiling the Pick Two kernels (first run only, about 5 s)..."
     cold = runner.invoke(app, ["play", "--game", "pick-two", "--players", "2"])
     assert cold.exit_code == 0, cold.output
-    assert cold.stderr == "compiling the Pick Two kernels (first run only, about a second)...\n"
+    assert cold.stderr == "compiling the Pick Two kernels (first run only, about 5 s)...\n"
     assert "compiling" not in cold.stdout
     kernel(1)
     warm = runner.invoke(app, ["play", "--game", "pick-two", "--players", "2"])
@@ -80,18 +80,21 @@ def test_the_compile_line_names_a_strategy_compiled_on_its_own(fresh_kernel, mon
     loop, strategy = fresh_kernel(), fresh_kernel("tiny_kernel_strategy", own_file=True)
     monkeypatch.setattr(type(game), "cached_kernels", lambda self, method: (loop,))
     monkeypatch.setattr(type(game), "strategy_kernels",
-                        lambda self, name: (strategy,) if name == "greedy" else ())
-    monkeypatch.setattr(type(game), "compile_time", "about a second")
-    monkeypatch.setattr(type(game), "strategy_compile_times", {"greedy": "about 2 s"})
+                        lambda self, name: (strategy,) if name in ("random", "greedy") else ())
+    monkeypatch.setattr(type(game), "compile_seconds", 30.0)
+    # Two strategies compiled together (the same functions) count once.
+    monkeypatch.setattr(type(game), "strategy_compile_seconds", {"greedy": 60.0, "random": 60.0})
     assert compile_notice(game, ["play_one"], ["random", "greedy", "greedy"]) == (
-        "compiling the Pick Two kernels and the greedy strategy (first run only, about a "
-        "second and greedy about 2 s)...")
+        "compiling the Pick Two kernels and the random, greedy strategies (first run only, "
+        "about a minute and a half)...")
+    monkeypatch.setattr(type(game), "strategy_kernels",
+                        lambda self, name: (strategy,) if name == "greedy" else ())
     assert compile_notice(game, ["play_one"], ["random"]) == \
-        "compiling the Pick Two kernels (first run only, about a second)..."
+        "compiling the Pick Two kernels (first run only, about 30 s)..."
     loop(1)
     assert compile_notice(game, ["play_one"], ["random"]) is None
     assert compile_notice(game, ["play_one"], ["greedy"]) == \
-        "compiling the Pick Two greedy strategy (first run only, about 2 s)..."
+        "compiling the Pick Two greedy strategy (first run only, about a minute)..."
     strategy(1)
     assert compile_notice(game, ["play_one"], ["greedy"]) is None
 
@@ -101,7 +104,7 @@ def test_every_game_names_cached_kernels_for_what_compiles():
     cache to read)."""
     for name in ("legendary-forests", "harmonies"):
         game = get_game(name)
-        assert game.compile_time
+        assert game.compile_seconds
         for method in ("play_shard", "play_one", "final_drawings"):
             kernels = game.cached_kernels(method)
             assert kernels and all(hasattr(k._cache, "_cache_file") for k in kernels)
@@ -110,7 +113,7 @@ def test_every_game_names_cached_kernels_for_what_compiles():
         for strategy in game.strategies():
             kernels = game.strategy_kernels(strategy)
             assert all(hasattr(k._cache, "_cache_file") for k in kernels)
-            assert bool(kernels) == (strategy in game.strategy_compile_times), strategy
+            assert bool(kernels) == (strategy in game.strategy_compile_seconds), strategy
 
 
 def _help(command: str) -> str:

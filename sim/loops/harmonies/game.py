@@ -93,9 +93,9 @@ class Harmonies(Game):
     position_help = "a Harmonies board"
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
-    compile_time = "about a minute and a half"
-    strategy_compile_times = {"expert": "about a minute", "planner": "about 30 s",
-                              "landscape": "about 30 s", "animals": "about 30 s"}
+    compile_seconds = 40.0
+    strategy_compile_seconds = {"expert": 60.0, "planner": 30.0, "landscape": 30.0,
+                                "animals": 30.0}
     supports_trace = True
     trace_step = "round"
     length_column = "turns"

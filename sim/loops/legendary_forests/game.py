@@ -85,8 +85,8 @@ class LegendaryForests(Game):
     position_help = "a Legendary Forests planet"
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
-    compile_time = "about a minute"
-    strategy_compile_times = {"rollout": "about 30 s", "expert": "about 20 s"}
+    compile_seconds = 25.0
+    strategy_compile_seconds = {"rollout": 30.0, "expert": 20.0}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
