@@ -45,7 +45,8 @@ from __future__ import annotations
 import types
 import warnings
 
-from numba import njit
+import numpy as np
+from numba import njit, typeof
 from numba.core import config
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.registry import CPUDispatcher
@@ -137,10 +138,53 @@ class CompiledFunction(WrapperAddressProtocol):
     def __init__(self, dispatcher, signature):
         self.dispatcher = dispatcher
         self._signature = signature
+        self._address = None
 
     def __wrapper_address__(self):
-        return _get_wrapper_address(self.dispatcher, self._signature)
+        # Asked each time the value is passed to compiled code; the dispatcher keeps the
+        # compiled function (and so the address) alive for the process.
+        if self._address is None:
+            self._address = _get_wrapper_address(self.dispatcher, self._signature)
+        return self._address
 
     def signature(self):
         """The numba signature the function is called with."""
         return self._signature
+
+
+_TYPES: dict = {}
+
+
+def _fingerprint(value):
+    """What numba's type of ``value`` depends on, cheap to compute: an array's dtype, number
+    of dimensions and layout flags, a tuple's class and fields, otherwise the Python type."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous,
+                flags.writeable, flags.aligned)
+    if isinstance(value, tuple):
+        return (type(value), tuple(_fingerprint(field) for field in value))
+    return type(value)
+
+
+def typeof_cached(value):
+    """``numba.typeof(value)``, remembered by ``value``'s fingerprint: typing a state tuple of
+    thirty arrays takes numba about a millisecond, and a shard asks for it several times."""
+    key = _fingerprint(value)
+    found = _TYPES.get(key)
+    if found is None:
+        found = _TYPES[key] = typeof(value)
+    return found
+
+
+_FUNCTIONS: dict = {}
+
+
+def compiled_function(dispatcher, signature) -> CompiledFunction:
+    """The ``CompiledFunction`` of ``dispatcher`` for ``signature``, one per pair for the
+    process (its address is then looked up once)."""
+    key = (id(dispatcher), signature)
+    found = _FUNCTIONS.get(key)
+    if found is None or found.dispatcher is not dispatcher:
+        found = _FUNCTIONS[key] = CompiledFunction(dispatcher, signature)
+    return found

@@ -146,22 +146,27 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
     """Drawings of the shard's highest- and lowest-scoring games (by the best score of the
     game), replayed from their seeds, for the report."""
-    best = rows.group_by("game_id").agg(pl.col("score").max()).sort(["score", "game_id"])
-    picks = [("lowest", int(best["game_id"][0])), ("highest", int(best["game_id"][-1]))]
+    # Rows come game by game, one per seat (numpy here: polars' group-by and filters cost
+    # more than a shard of fast games takes to play).
+    players = task.config.players
+    game_ids = rows["game_id"].to_numpy()[::players]
+    scores = rows["score"].to_numpy().reshape(-1, players)
+    seats = rows["seat"].to_numpy().reshape(-1, players)
+    by_score = np.lexsort((game_ids, scores.max(axis=1)))  # ties: the lower game id first
     records = []
-    for kind, game_id in picks:
-        offset = game_id - task.first_game
+    for kind, offset in (("lowest", int(by_score[0])), ("highest", int(by_score[-1]))):
+        game_id = int(game_ids[offset])
         lineup = [specs[i] for i in seat_lineup[offset]]
         labels = [task.config.lineup[i] for i in seat_lineup[offset]]
         drawings = game.final_drawings(task.data, task.config.players, task.config.rules,
                                        lineup, deals[offset], strategies[offset])
         if drawings is None:
             return None  # the game draws no positions
-        seat_rows = rows.filter(pl.col("game_id") == game_id).sort("seat")
+        seat_scores = scores[offset][np.argsort(seats[offset])]
         for seat, drawing in enumerate(drawings):
             records.append({"game_id": game_id, "kind": kind, "seat": seat,
                             "strategy": labels[seat],
-                            "score": int(seat_rows["score"][seat]), "drawing": drawing})
+                            "score": int(seat_scores[seat]), "drawing": drawing})
     frame = pl.DataFrame(records, schema={"game_id": pl.Int64, "kind": pl.String,
                                           "seat": pl.Int8, "strategy": pl.String,
                                           "score": pl.Int16, "drawing": pl.String})

@@ -12,9 +12,9 @@ by ``Strategy.parameter_row``.
 from __future__ import annotations
 
 import numpy as np
-from numba import typeof, types
+from numba import types
 
-from sim.jit import CompiledFunction, compiled, inlined
+from sim.jit import compiled, compiled_function, inlined, typeof_cached
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.expert import expert_choose_spirit, expert_turn
@@ -99,16 +99,17 @@ def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden, instrum
     played = {int(policy) for policy in np.unique(lineup_ids)}
     real = instrument or (lambda function: function)
     player = types.int64
-    generator = typeof(work.generators[0])
+    generator = typeof_cached(work.generators[0])
     turn = types.Tuple((types.int64, types.boolean))(
-        typeof(tables), typeof(public), player, generator, typeof(work), types.int64)
-    spirit = types.int64(typeof(tables), typeof(hidden.spirit_offers[0]))
+        typeof_cached(tables), typeof_cached(public), player, generator, typeof_cached(work),
+        types.int64)
+    spirit = types.int64(typeof_cached(tables), typeof_cached(hidden.spirit_offers[0]))
     expert = POLICY_EXPERT in played
     return (
-        CompiledFunction(real(counted_expert_turn) if expert else unplayed_turn, turn),
-        CompiledFunction(real(valued_policy_turn) if played & VALUED_POLICIES else unplayed_turn,
+        compiled_function(real(counted_expert_turn) if expert else unplayed_turn, turn),
+        compiled_function(real(valued_policy_turn) if played & VALUED_POLICIES else unplayed_turn,
                          turn),
-        CompiledFunction(real(counted_expert_choose_spirit) if expert else unplayed_spirit,
+        compiled_function(real(counted_expert_choose_spirit) if expert else unplayed_spirit,
                          spirit),
     )
 

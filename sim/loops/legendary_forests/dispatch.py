@@ -13,9 +13,9 @@ A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here 
 from __future__ import annotations
 
 import numpy as np
-from numba import typeof, types
+from numba import types
 
-from sim.jit import CompiledFunction, compiled, inlined
+from sim.jit import compiled, compiled_function, inlined, typeof_cached
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
@@ -118,21 +118,22 @@ def strategy_table(policies: np.ndarray, tiles, table, work, instrument=None):
     one."""
     played = {int(policy) for policy in np.unique(policies)}
     real = instrument or (lambda function: function)
-    common = (typeof(np.zeros(PARAMETER_SLOTS)), typeof(tiles), typeof(table), types.int64)
-    rng = typeof(work.seat_rng[0])
-    placement = types.int64(*common, types.int64, typeof(work.move_cells),
-                            typeof(work.move_rotations), types.int64, rng,
-                            typeof(work.scratch), typeof(work.preview))
-    tree = types.int64(*common, typeof(work.choice_colours), typeof(work.choice_zones),
-                       types.int64, rng)
+    common = (typeof_cached(np.zeros(PARAMETER_SLOTS)), typeof_cached(tiles),
+              typeof_cached(table), types.int64)
+    rng = typeof_cached(work.seat_rng[0])
+    placement = types.int64(*common, types.int64, typeof_cached(work.move_cells),
+                            typeof_cached(work.move_rotations), types.int64, rng,
+                            typeof_cached(work.scratch), typeof_cached(work.preview))
+    tree = types.int64(*common, typeof_cached(work.choice_colours),
+                       typeof_cached(work.choice_zones), types.int64, rng)
     rollout, expert = ROLLOUT in played, EXPERT in played
     return (
-        CompiledFunction(real(rollout_placement_entry) if rollout else unplayed_placement,
+        compiled_function(real(rollout_placement_entry) if rollout else unplayed_placement,
                          placement),
-        CompiledFunction(real(counted_expert_placement) if expert else unplayed_placement,
+        compiled_function(real(counted_expert_placement) if expert else unplayed_placement,
                          placement),
-        CompiledFunction(real(rollout_tree_entry) if rollout else unplayed_tree, tree),
-        CompiledFunction(real(counted_expert_tree) if expert else unplayed_tree, tree),
+        compiled_function(real(rollout_tree_entry) if rollout else unplayed_tree, tree),
+        compiled_function(real(counted_expert_tree) if expert else unplayed_tree, tree),
     )
 
 

@@ -133,6 +133,14 @@ class LegendaryForests(Game):
         ``play_game`` is pasted into it and has no cache of its own."""
         return (play_games,)
 
+    def _tile_arrays(self, tileset: TileSet):
+        """``tile_arrays(tileset)``, computed once for the tile set of the last call (a shard
+        and its notable games' replays use the same; the loop only reads them)."""
+        cached = getattr(self, "_last_tile_arrays", None)
+        if cached is None or cached[0] is not tileset:
+            cached = self._last_tile_arrays = (tileset, tile_arrays(tileset))
+        return cached[1]
+
     def strategy_kernels(self, name: str) -> tuple:
         """``rollout`` and ``expert`` are called through the loop's table."""
         return TABLE_FUNCTIONS.get(name, ())
@@ -242,7 +250,7 @@ class LegendaryForests(Game):
         else:
             policies, params, user_functions = self._seat_arrays(lineup)
             variant = compiled_variant(user_functions) if kind == KIND_COMPILED else None
-            results = run_shard(tile_arrays(data), players, rules["removed_tiles"],
+            results = run_shard(self._tile_arrays(data), players, rules["removed_tiles"],
                                 rules["trees_per_colour_per_player"], deal_seeds,
                                 strategy_seeds, policies[game_seat_strategy],
                                 params[game_seat_strategy], variant=variant, trace=trace)
@@ -326,7 +334,7 @@ class LegendaryForests(Game):
         tileset: TileSet = data
         check_rules_against_tiles(rules, tileset, "rules")
         removed = rules["removed_tiles"]
-        tiles = tile_arrays(tileset)
+        tiles = self._tile_arrays(tileset)
         table = new_table(tileset.size, players, removed)
         work = new_work(tileset.size, players, removed)
         log = new_log(tileset.size, players, removed)
