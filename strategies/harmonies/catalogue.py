@@ -30,6 +30,8 @@ SPIRIT = ("least points the held nature spirit's cube is worth while its bonus i
           "bonus scores only once the cube is placed)")
 DENIAL = ("weight of the largest immediate gain the next player could make from the spaces a "
           "move leaves them (charged to the move)")
+SECOND = ("weight of a second habitat for each held card with a cube after its next one (its "
+          "likeliest spot on another cube hex; tokens may be shared with the first)")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -113,7 +115,8 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
-                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5))
+                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5))
     builtin = True
 
 

@@ -61,6 +61,7 @@ from sim.games.harmonies.gains import (
 )
 from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
+from sim.games.harmonies.tables import ROTATIONS
 from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
 from strategies.harmonies.common import (
     keep_if_better,
@@ -83,6 +84,7 @@ from strategies.harmonies.ids import (
     SLOT_FADE,
     SLOT_POTENTIAL,
     SLOT_RUSH,
+    SLOT_SECOND,
     SLOT_SPACE,
     SLOT_SPIRIT,
     SLOT_THRESHOLD,
@@ -96,6 +98,7 @@ from strategies.harmonies.valued import (
     estimate_supply,
     hex_potential,
     next_cube_points,
+    placement_chance,
     targets_touching,
     turns_left_estimate,
 )
@@ -242,14 +245,69 @@ def expert_target_value(tables, public, player, slot, scratch, track, spirit_poi
 
 
 @njit(cache=True)
-def expert_choose_targets(tables, public, player, work, track, spirit_points):
-    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values."""
+def best_other_placement(tables, stacks, heights, cube_heights, player, card, supply,
+                         taken_hex):
+    """(chance, rotation, cube hex) of the likeliest spot for ``card``'s habitat whose cube
+    hex is not ``taken_hex`` (the next cube's target: one cube per hex); chance -1 if none.
+    The other hexes may be shared with that target: a token may serve several habitats."""
+    best, best_rotation, best_hex = -1.0, -1, -1
+    for cube_hex in range(tables.hex_count):
+        if cube_hex == taken_hex:
+            continue
+        for rotation in range(ROTATIONS):
+            chance = placement_chance(tables, stacks, heights, cube_heights, player, card,
+                                      rotation, cube_hex, supply)
+            if chance > best:
+                best, best_rotation, best_hex = chance, rotation, cube_hex
+    return best, best_rotation, best_hex
+
+
+@njit(cache=True)
+def add_second_targets(tables, public, player, work, weight):
+    """For every held card with a cube after its next one, a second target: the likeliest
+    habitat on another cube hex, worth ``weight`` times that later cube's points (building
+    the habitats of two cubes at once, sharing tokens where the pattern allows)."""
+    first_count = 0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] >= 0:
+            first_count += 1
+    count = first_count
+    for target in range(first_count):
+        if count >= work.target_slot.shape[0]:
+            break
+        slot = work.target_slot[target]
+        card = public.held_cards[player, slot]
+        placed = public.cubes_placed[player, slot]
+        if placed + 2 > tables.card_cube_count[card]:
+            continue
+        chance, rotation, cube_hex = best_other_placement(
+            tables, public.stacks, public.heights, public.cube_heights, player, card,
+            work.supply, work.target_cells[target, 0])
+        if chance < 0:
+            continue
+        work.target_slot[count] = slot
+        work.target_value[count] = weight * (tables.card_points[card, placed + 1]
+                                             - tables.card_points[card, placed])
+        cells = tables.card_cell_count[card]
+        work.target_cell_count[count] = cells
+        for cell in range(cells):
+            work.target_cells[count, cell] = tables.card_cells[card, rotation, cube_hex, cell]
+            work.target_requirements[count, cell] = tables.card_requirement[card, cell]
+        count += 1
+
+
+@njit(cache=True)
+def expert_choose_targets(tables, public, player, work, track, spirit_points, second):
+    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values,
+    plus second targets (:func:`add_second_targets`) when ``second`` > 0."""
     choose_targets(tables, public, player, work)
     for target in range(work.target_slot.shape[0]):
         slot = work.target_slot[target]
         if slot >= 0:
             work.target_value[target] = expert_target_value(tables, public, player, slot,
                                                             work.scratch, track, spirit_points)
+    if second > 0:
+        add_second_targets(tables, public, player, work, second)
 
 
 # --------------------------------------------------------------------------------------------
@@ -517,7 +575,8 @@ def expert_turn(tables, public, player, generator, work):
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
     expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK],
-                          work.parameters[player, SLOT_SPIRIT])
+                          work.parameters[player, SLOT_SPIRIT],
+                          work.parameters[player, SLOT_SECOND])
     work.first_step_ready[:] = 0
     prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
                        work.start_view)
