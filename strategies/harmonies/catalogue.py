@@ -32,6 +32,10 @@ DENIAL = ("weight of the largest immediate gain the next player could make from 
           "move leaves them (charged to the move)")
 SECOND = ("weight of a second habitat for each held card with a cube after its next one (its "
           "likeliest spot on another cube hex; tokens may be shared with the first)")
+THIRD = ("weight of a third habitat (the cube after that, on a third cube hex) for each held "
+         "card with cubes enough; needs second > 0")
+OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the board as it "
+         "is (tokens already down count); 0: on empty hexes, as the planner does")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -116,7 +120,9 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
                   StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5),
-                  StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5))
+                  StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("third", 0.0, THIRD, minimum=0.0, tune_high=1.0),
+                  StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True))
     builtin = True
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.games.harmonies.colours import BLUE, YELLOW
+from sim.games.harmonies.colours import BLUE, BUILDING_REQUIREMENT, YELLOW
 from sim.games.harmonies.gains import (
     copy_local_view,
     fast_local_gain,
@@ -82,23 +82,28 @@ from strategies.harmonies.ids import (
     SLOT_DENIAL,
     SLOT_DRAWS,
     SLOT_FADE,
+    SLOT_OFFER,
     SLOT_POTENTIAL,
     SLOT_RUSH,
     SLOT_SECOND,
     SLOT_SPACE,
     SLOT_SPIRIT,
+    SLOT_THIRD,
     SLOT_THRESHOLD,
     SLOT_TRACK,
 )
 from strategies.harmonies.valued import (
     NOT_LEGAL,
+    best_placement,
     card_offer_worth,
     cards_worth,
     choose_targets,
     estimate_supply,
+    fresh_chance,
     hex_potential,
     next_cube_points,
     placement_chance,
+    requirement_colour,
     targets_touching,
     turns_left_estimate,
 )
@@ -213,8 +218,8 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
         card = public.card_row[position]
         if card < 0:
             continue
-        worth = card_offer_worth(tables, public, player, card, work.supply, POLICY_PLANNER,
-                                 turns_left)
+        worth = expert_offer_worth(tables, public, player, card, work.supply, turns_left,
+                                   work.parameters[player, SLOT_OFFER])
         better, ties = keep_if_better(worth, best, ties, generator)
         if better:
             best, best_position = worth, position
@@ -246,13 +251,18 @@ def expert_target_value(tables, public, player, slot, scratch, track, spirit_poi
 
 @njit(cache=True)
 def best_other_placement(tables, stacks, heights, cube_heights, player, card, supply,
-                         taken_hex):
+                         taken_hexes, taken_count):
     """(chance, rotation, cube hex) of the likeliest spot for ``card``'s habitat whose cube
-    hex is not ``taken_hex`` (the next cube's target: one cube per hex); chance -1 if none.
-    The other hexes may be shared with that target: a token may serve several habitats."""
+    hex is none of the first ``taken_count`` of ``taken_hexes`` (the card's earlier targets:
+    one cube per hex); chance -1 if none. The other hexes may be shared with those targets:
+    a token may serve several habitats."""
     best, best_rotation, best_hex = -1.0, -1, -1
     for cube_hex in range(tables.hex_count):
-        if cube_hex == taken_hex:
+        taken = False
+        for earlier in range(taken_count):
+            if taken_hexes[earlier] == cube_hex:
+                taken = True
+        if taken:
             continue
         for rotation in range(ROTATIONS):
             chance = placement_chance(tables, stacks, heights, cube_heights, player, card,
@@ -263,43 +273,90 @@ def best_other_placement(tables, stacks, heights, cube_heights, player, card, su
 
 
 @njit(cache=True)
-def add_second_targets(tables, public, player, work, weight):
-    """For every held card with a cube after its next one, a second target: the likeliest
-    habitat on another cube hex, worth ``weight`` times that later cube's points (building
-    the habitats of two cubes at once, sharing tokens where the pattern allows)."""
+def add_later_targets(tables, public, player, work, second, third):
+    """For every held card with cubes after its next one, later targets: the likeliest
+    habitat for the cube after the next on another cube hex, worth ``second`` times that
+    cube's points, and (``third`` > 0) one for the cube after that on a third hex, worth
+    ``third`` times its points: the habitats of several cubes built at once, sharing tokens
+    where the pattern allows."""
     first_count = 0
     for target in range(work.target_slot.shape[0]):
         if work.target_slot[target] >= 0:
             first_count += 1
     count = first_count
+    taken_hexes = np.zeros(3, dtype=np.int64)
     for target in range(first_count):
-        if count >= work.target_slot.shape[0]:
-            break
         slot = work.target_slot[target]
         card = public.held_cards[player, slot]
         placed = public.cubes_placed[player, slot]
-        if placed + 2 > tables.card_cube_count[card]:
-            continue
-        chance, rotation, cube_hex = best_other_placement(
-            tables, public.stacks, public.heights, public.cube_heights, player, card,
-            work.supply, work.target_cells[target, 0])
-        if chance < 0:
-            continue
-        work.target_slot[count] = slot
-        work.target_value[count] = weight * (tables.card_points[card, placed + 1]
-                                             - tables.card_points[card, placed])
-        cells = tables.card_cell_count[card]
-        work.target_cell_count[count] = cells
-        for cell in range(cells):
-            work.target_cells[count, cell] = tables.card_cells[card, rotation, cube_hex, cell]
-            work.target_requirements[count, cell] = tables.card_requirement[card, cell]
-        count += 1
+        taken_hexes[0] = work.target_cells[target, 0]
+        for depth in range(1, 3):
+            weight = second if depth == 1 else third
+            cube = placed + depth
+            if weight <= 0 or cube >= tables.card_cube_count[card]:
+                break
+            if count >= work.target_slot.shape[0]:
+                return
+            chance, rotation, cube_hex = best_other_placement(
+                tables, public.stacks, public.heights, public.cube_heights, player, card,
+                work.supply, taken_hexes, depth)
+            if chance < 0:
+                break
+            taken_hexes[depth] = cube_hex
+            work.target_slot[count] = slot
+            work.target_value[count] = weight * (tables.card_points[card, cube]
+                                                 - tables.card_points[card, cube - 1])
+            cells = tables.card_cell_count[card]
+            work.target_cell_count[count] = cells
+            for cell in range(cells):
+                work.target_cells[count, cell] = tables.card_cells[card, rotation, cube_hex,
+                                                                   cell]
+                work.target_requirements[count, cell] = tables.card_requirement[card, cell]
+            count += 1
 
 
 @njit(cache=True)
-def expert_choose_targets(tables, public, player, work, track, spirit_points, second):
+def expert_offer_worth(tables, public, player, card, supply, turns_left, later):
+    """Expected points of taking ``card`` now. ``later`` 0: the planner's
+    (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
+    likeliest spot of the board on another cube hex (tokens already down count), not on
+    empty hexes; the time the turns left give to build it is charged as in the planner."""
+    if later <= 0 or tables.card_is_spirit[card] or tables.card_cube_count[card] < 2:
+        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                turns_left)
+    chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
+                                          public.cube_heights, player, card, supply)
+    if chance < 0:
+        return 0.0
+    taken = np.full(1, first_hex, dtype=np.int64)
+    second_chance, _, _ = best_other_placement(tables, public.stacks, public.heights,
+                                               public.cube_heights, player, card, supply,
+                                               taken, 1)
+    cells = tables.card_cell_count[card]
+    fresh = fresh_chance(tables.card_requirement[card], cells, supply)
+    levels = 0
+    for cell in range(cells):
+        requirement = tables.card_requirement[card, cell]
+        if requirement == BUILDING_REQUIREMENT:
+            levels += 2
+        else:
+            level = 0
+            while requirement_colour(requirement, level) >= 0:
+                level += 1
+            levels += level
+    buildable = turns_left * 1.5 / levels
+    worth = float(tables.card_points[card, 0]) * chance
+    for cube in range(1, tables.card_cube_count[card]):
+        step = tables.card_points[card, cube] - tables.card_points[card, cube - 1]
+        base = max(second_chance, fresh) if cube == 1 else fresh
+        worth += step * base * min(1.0, max(0.0, buildable - cube))
+    return worth
+
+
+@njit(cache=True)
+def expert_choose_targets(tables, public, player, work, track, spirit_points, second, third):
     """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values,
-    plus second targets (:func:`add_second_targets`) when ``second`` > 0."""
+    plus later targets (:func:`add_later_targets`) when ``second`` > 0."""
     choose_targets(tables, public, player, work)
     for target in range(work.target_slot.shape[0]):
         slot = work.target_slot[target]
@@ -307,7 +364,7 @@ def expert_choose_targets(tables, public, player, work, track, spirit_points, se
             work.target_value[target] = expert_target_value(tables, public, player, slot,
                                                             work.scratch, track, spirit_points)
     if second > 0:
-        add_second_targets(tables, public, player, work, second)
+        add_later_targets(tables, public, player, work, second, third)
 
 
 # --------------------------------------------------------------------------------------------
@@ -576,7 +633,8 @@ def expert_turn(tables, public, player, generator, work):
         greedy_cube_phase(tables, public, player, generator, work)
     expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK],
                           work.parameters[player, SLOT_SPIRIT],
-                          work.parameters[player, SLOT_SECOND])
+                          work.parameters[player, SLOT_SECOND],
+                          work.parameters[player, SLOT_THIRD])
     work.first_step_ready[:] = 0
     prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
                        work.start_view)

@@ -34,7 +34,9 @@ SLOT_FADE = 11  # expert: turns sooner another end must come for the space charg
 SLOT_SPIRIT = 12  # expert: least points a held spirit's cube is worth before its bonus shows
 SLOT_DENIAL = 13  # expert: weight of the next player's best gain among the spaces left
 SLOT_SECOND = 14  # expert: weight of the habitat for a held card's cube after its next one
-PARAMETER_SLOTS = 15
+SLOT_THIRD = 15  # expert: weight of the habitat for the cube after that (a third cube hex)
+SLOT_OFFER = 16  # expert: 1 = a face-up card's second cube valued on the board as it is
+PARAMETER_SLOTS = 17
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
                    "track", "beam", "rush", "fade", "spirit", "denial",
-                   "second")
+                   "second", "third", "offer")
