@@ -1,15 +1,16 @@
 """``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
-player's best space, a space's three tokens planned as one move, and optional knobs for the
-game clock, tempo and card slots.
+player's best space, a space's three tokens planned as one move, habitats for held cards'
+later cubes, and optional knobs for the game clock, tempo and card slots.
 
 It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
 and held cards' targets valued by the chance that the public bag counts supply the missing
 tokens in the turns left) and adds, measured in 2-player side-A games with spirits:
 
 * **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
-  score (:data:`SPIRIT_PREFERENCE`, by card id), not one at random (about +3 points: the
-  spirits' mean scores span 80 to 91); a held spirit's cube is worth its bonus now, at least
-  ``spirit`` points, so its habitat gets built (the bonus scores only once the cube is down).
+  score under the expert itself (:data:`SPIRIT_PREFERENCE`, by card id), not one at random
+  (about +3 points: the spirits' mean scores span 80 to 91); a held spirit's cube is worth
+  its bonus now, at least ``spirit`` points, so its habitat gets built (the bonus scores only
+  once the cube is down).
 * **Denial** (``denial``): a space's value is lowered by ``denial`` times the largest
   immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
   their board: public information), so a space they badly want is taken when it is nearly as
@@ -29,6 +30,14 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   move, from each of the ``beam`` best first placements. Against ``planner`` (2 players, side
   A, spirits, 2,000 games, seed 1): 58.4% at 1, 61.6% at 3, 60.4% at 6; about half the speed of
   token by token.
+* **Later habitats** (``second``, default 0.5; ``third``, off): a held card with cubes left
+  after its next one gets a second target, the likeliest spot for its habitat on another
+  cube hex (the other hexes may be the first target's: one token can serve several
+  habitats), worth ``second`` times that later cube's points; ``third`` adds one more on a
+  third hex. The cards' habitats for several cubes are built at once: more cubes placed and
+  cards completed (measured in the README).
+* **Card offers** (``offer``, off): 1 values a face-up card's second cube at its likeliest
+  spot on the board as it is (like the later habitats), not on empty hexes. No gain measured.
 * ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
   its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
@@ -108,12 +117,14 @@ from strategies.harmonies.valued import (
     turns_left_estimate,
 )
 
-# Mean final score of a seat by the spirit it kept (2 players, side A, spirits, 1,000 games of
-# planner self-play, where the spirit is kept at random), by card id; an id not listed (user
-# data) gets 0, so the choice falls to the first offered.
+# Mean final score of a seat by the spirit it kept, by card id (2 players, side A, spirits,
+# 6,000 games of expert self-play, seed 777: the seat's score does not depend on the spirit it
+# let go, so a spirit's mean when kept is its worth whatever it was kept over). 35 is never
+# kept (it ranks last): planner self-play's mean (spirits kept at random). An id not listed
+# (user data) gets 0, so the choice falls to the first offered.
 SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
-for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
-                              39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
+for _card_id, _mean_score in {33: 87.1, 34: 91.2, 35: 79.9, 36: 88.2, 37: 83.2, 38: 83.2,
+                              39: 83.3, 40: 86.4, 41: 83.1, 42: 88.7}.items():
     SPIRIT_PREFERENCE[_card_id] = _mean_score
 FIRST_TURNS_RATE = 2.0  # hexes a board is expected to fill per turn before it has played
 MIN_FILL_RATE = 0.5  # a board that stacked everything so far still fills some hexes
