@@ -99,14 +99,15 @@ class PlannerStrategy(Strategy):
 
 
 class ExpertStrategy(Strategy):
-    """The planner's board value plus the spirit of the better measured score and denial of the
-    next player's best space; the game clock, tempo, card-slot charge and look-ahead are
-    parameters, off by default (``strategies.harmonies.expert``; measurements and tuning runs
-    in the README)."""
+    """The planner's board value plus the spirit of the better measured score, denial of the
+    next player's best space, a space's three tokens planned as one move and habitats for held
+    cards' later cubes; the game clock, tempo and card-slot charge are parameters, off by
+    default (``strategies.harmonies.expert``; measurements and tuning runs in the README)."""
 
     name = "expert"
     description = ("planner's board value, the better spirit, denial of the next player's best "
-                   "space, a space's three tokens planned as one move; clock and tempo as options")
+                   "space, a space's three tokens planned as one move, habitats for held cards' "
+                   "later cubes; clock and tempo as options")
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
