@@ -8,7 +8,8 @@ order or the deck order. Modules:
 * ``random_play``  ``random``: uniform among legal choices
 * ``greedy``       ``greedy``: largest immediate score gain
 * ``valued``       ``landscape``, ``animals``, ``planner``: a board value beyond the score now
-* ``expert``       ``expert``: the planner's value, the better spirit, denial, clock options
+* ``expert``       ``expert``: the planner's value, the better spirit, denial, look-ahead,
+                   later habitats, clock options
 * ``ids``          policy ids and the named parameter slots
 * ``base``         the ``Strategy`` base class (built-in or compiled)
 * ``catalogue``    the built-in strategy classes, parameters declared once

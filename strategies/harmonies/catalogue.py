@@ -30,6 +30,12 @@ SPIRIT = ("least points the held nature spirit's cube is worth while its bonus i
           "bonus scores only once the cube is placed)")
 DENIAL = ("weight of the largest immediate gain the next player could make from the spaces a "
           "move leaves them (charged to the move)")
+SECOND = ("weight of a second habitat for each held card with a cube after its next one (its "
+          "likeliest spot on another cube hex; tokens may be shared with the first)")
+THIRD = ("weight of a third habitat (the cube after that, on a third cube hex) for each held "
+         "card with cubes enough; needs second > 0")
+OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the board as it "
+         "is (tokens already down count); 0: on empty hexes, as the planner does")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -93,14 +99,15 @@ class PlannerStrategy(Strategy):
 
 
 class ExpertStrategy(Strategy):
-    """The planner's board value plus the spirit of the better measured score and denial of the
-    next player's best space; the game clock, tempo, card-slot charge and look-ahead are
-    parameters, off by default (``strategies.harmonies.expert``; measurements and tuning runs
-    in the README)."""
+    """The planner's board value plus the spirit of the better measured score, denial of the
+    next player's best space, a space's three tokens planned as one move and habitats for held
+    cards' later cubes; the game clock, tempo and card-slot charge are parameters, off by
+    default (``strategies.harmonies.expert``; measurements and tuning runs in the README)."""
 
     name = "expert"
     description = ("planner's board value, the better spirit, denial of the next player's best "
-                   "space, a space's three tokens planned as one move; clock and tempo as options")
+                   "space, a space's three tokens planned as one move, habitats for held cards' "
+                   "later cubes; clock and tempo as options")
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
@@ -113,7 +120,10 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
-                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5))
+                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("third", 0.0, THIRD, minimum=0.0, tune_high=1.0),
+                  StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True))
     builtin = True
 
 

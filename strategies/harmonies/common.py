@@ -67,7 +67,7 @@ def new_workspace(tables) -> Workspace:
     """Scratch arrays for one game of ``tables`` (reused from game to game)."""
     hexes, tokens = tables.hex_count, tables.tokens_per_space
     cards = tables.max_cards_per_player
-    targets = tables.card_limit + 1
+    targets = 3 * (tables.card_limit + 1)  # expert: up to three habitats per card
     return Workspace(
         generators=np.zeros((tables.players, 4), dtype=np.uint64),
         parameters=np.zeros((tables.players, PARAMETER_SLOTS), dtype=np.float64),

@@ -1,15 +1,16 @@
 """``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
-player's best space, a space's three tokens planned as one move, and optional knobs for the
-game clock, tempo and card slots.
+player's best space, a space's three tokens planned as one move, habitats for held cards'
+later cubes, and optional knobs for the game clock, tempo and card slots.
 
 It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
 and held cards' targets valued by the chance that the public bag counts supply the missing
 tokens in the turns left) and adds, measured in 2-player side-A games with spirits:
 
 * **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
-  score (:data:`SPIRIT_PREFERENCE`, by card id), not one at random (about +3 points: the
-  spirits' mean scores span 80 to 91); a held spirit's cube is worth its bonus now, at least
-  ``spirit`` points, so its habitat gets built (the bonus scores only once the cube is down).
+  score under the expert itself (:data:`SPIRIT_PREFERENCE`, by card id), not one at random
+  (about +3 points: the spirits' mean scores span 80 to 91); a held spirit's cube is worth
+  its bonus now, at least ``spirit`` points, so its habitat gets built (the bonus scores only
+  once the cube is down).
 * **Denial** (``denial``): a space's value is lowered by ``denial`` times the largest
   immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
   their board: public information), so a space they badly want is taken when it is nearly as
@@ -29,6 +30,14 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   move, from each of the ``beam`` best first placements. Against ``planner`` (2 players, side
   A, spirits, 2,000 games, seed 1): 58.4% at 1, 61.6% at 3, 60.4% at 6; about half the speed of
   token by token.
+* **Later habitats** (``second``, default 0.5; ``third``, off): a held card with cubes left
+  after its next one gets a second target, the likeliest spot for its habitat on another
+  cube hex (the other hexes may be the first target's: one token can serve several
+  habitats), worth ``second`` times that later cube's points; ``third`` adds one more on a
+  third hex. The cards' habitats for several cubes are built at once: more cubes placed and
+  cards completed (measured in the README).
+* **Card offers** (``offer``, off): 1 values a face-up card's second cube at its likeliest
+  spot on the board as it is (like the later habitats), not on empty hexes. No gain measured.
 * ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
   its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
@@ -44,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.games.harmonies.colours import BLUE, YELLOW
+from sim.games.harmonies.colours import BLUE, BUILDING_REQUIREMENT, YELLOW
 from sim.games.harmonies.gains import (
     copy_local_view,
     fast_local_gain,
@@ -61,6 +70,7 @@ from sim.games.harmonies.gains import (
 )
 from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
+from sim.games.harmonies.tables import ROTATIONS
 from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
 from strategies.harmonies.common import (
     keep_if_better,
@@ -81,31 +91,40 @@ from strategies.harmonies.ids import (
     SLOT_DENIAL,
     SLOT_DRAWS,
     SLOT_FADE,
+    SLOT_OFFER,
     SLOT_POTENTIAL,
     SLOT_RUSH,
+    SLOT_SECOND,
     SLOT_SPACE,
     SLOT_SPIRIT,
+    SLOT_THIRD,
     SLOT_THRESHOLD,
     SLOT_TRACK,
 )
 from strategies.harmonies.valued import (
     NOT_LEGAL,
+    best_placement,
     card_offer_worth,
     cards_worth,
     choose_targets,
     estimate_supply,
+    fresh_chance,
     hex_potential,
     next_cube_points,
+    placement_chance,
+    requirement_colour,
     targets_touching,
     turns_left_estimate,
 )
 
-# Mean final score of a seat by the spirit it kept (2 players, side A, spirits, 1,000 games of
-# planner self-play, where the spirit is kept at random), by card id; an id not listed (user
-# data) gets 0, so the choice falls to the first offered.
+# Mean final score of a seat by the spirit it kept, by card id (2 players, side A, spirits,
+# 6,000 games of expert self-play, seed 777: the seat's score does not depend on the spirit it
+# let go, so a spirit's mean when kept is its worth whatever it was kept over). 35 is never
+# kept (it ranks last): planner self-play's mean (spirits kept at random). An id not listed
+# (user data) gets 0, so the choice falls to the first offered.
 SPIRIT_PREFERENCE = np.zeros(64, dtype=np.float64)
-for _card_id, _mean_score in {33: 86.0, 34: 90.6, 35: 79.9, 36: 85.3, 37: 81.2, 38: 82.5,
-                              39: 81.1, 40: 85.2, 41: 81.6, 42: 88.4}.items():
+for _card_id, _mean_score in {33: 87.1, 34: 91.2, 35: 79.9, 36: 88.2, 37: 83.2, 38: 83.2,
+                              39: 83.3, 40: 86.4, 41: 83.1, 42: 88.7}.items():
     SPIRIT_PREFERENCE[_card_id] = _mean_score
 FIRST_TURNS_RATE = 2.0  # hexes a board is expected to fill per turn before it has played
 MIN_FILL_RATE = 0.5  # a board that stacked everything so far still fills some hexes
@@ -210,8 +229,8 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
         card = public.card_row[position]
         if card < 0:
             continue
-        worth = card_offer_worth(tables, public, player, card, work.supply, POLICY_PLANNER,
-                                 turns_left)
+        worth = expert_offer_worth(tables, public, player, card, work.supply, turns_left,
+                                   work.parameters[player, SLOT_OFFER])
         better, ties = keep_if_better(worth, best, ties, generator)
         if better:
             best, best_position = worth, position
@@ -242,14 +261,121 @@ def expert_target_value(tables, public, player, slot, scratch, track, spirit_poi
 
 
 @njit(cache=True)
-def expert_choose_targets(tables, public, player, work, track, spirit_points):
-    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values."""
+def best_other_placement(tables, stacks, heights, cube_heights, player, card, supply,
+                         taken_hexes, taken_count):
+    """(chance, rotation, cube hex) of the likeliest spot for ``card``'s habitat whose cube
+    hex is none of the first ``taken_count`` of ``taken_hexes`` (the card's earlier targets:
+    one cube per hex); chance -1 if none. The other hexes may be shared with those targets:
+    a token may serve several habitats."""
+    best, best_rotation, best_hex = -1.0, -1, -1
+    for cube_hex in range(tables.hex_count):
+        taken = False
+        for earlier in range(taken_count):
+            if taken_hexes[earlier] == cube_hex:
+                taken = True
+        if taken:
+            continue
+        for rotation in range(ROTATIONS):
+            chance = placement_chance(tables, stacks, heights, cube_heights, player, card,
+                                      rotation, cube_hex, supply)
+            if chance > best:
+                best, best_rotation, best_hex = chance, rotation, cube_hex
+    return best, best_rotation, best_hex
+
+
+@njit(cache=True)
+def add_later_targets(tables, public, player, work, second, third):
+    """For every held card with cubes after its next one, later targets: the likeliest
+    habitat for the cube after the next on another cube hex, worth ``second`` times that
+    cube's points, and (``third`` > 0) one for the cube after that on a third hex, worth
+    ``third`` times its points: the habitats of several cubes built at once, sharing tokens
+    where the pattern allows."""
+    first_count = 0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] >= 0:
+            first_count += 1
+    count = first_count
+    taken_hexes = np.zeros(3, dtype=np.int64)
+    for target in range(first_count):
+        slot = work.target_slot[target]
+        card = public.held_cards[player, slot]
+        placed = public.cubes_placed[player, slot]
+        taken_hexes[0] = work.target_cells[target, 0]
+        for depth in range(1, 3):
+            weight = second if depth == 1 else third
+            cube = placed + depth
+            if weight <= 0 or cube >= tables.card_cube_count[card]:
+                break
+            if count >= work.target_slot.shape[0]:
+                return
+            chance, rotation, cube_hex = best_other_placement(
+                tables, public.stacks, public.heights, public.cube_heights, player, card,
+                work.supply, taken_hexes, depth)
+            if chance < 0:
+                break
+            taken_hexes[depth] = cube_hex
+            work.target_slot[count] = slot
+            work.target_value[count] = weight * (tables.card_points[card, cube]
+                                                 - tables.card_points[card, cube - 1])
+            cells = tables.card_cell_count[card]
+            work.target_cell_count[count] = cells
+            for cell in range(cells):
+                work.target_cells[count, cell] = tables.card_cells[card, rotation, cube_hex,
+                                                                   cell]
+                work.target_requirements[count, cell] = tables.card_requirement[card, cell]
+            count += 1
+
+
+@njit(cache=True)
+def expert_offer_worth(tables, public, player, card, supply, turns_left, later):
+    """Expected points of taking ``card`` now. ``later`` 0: the planner's
+    (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
+    likeliest spot of the board on another cube hex (tokens already down count), not on
+    empty hexes; the time the turns left give to build it is charged as in the planner."""
+    if later <= 0 or tables.card_is_spirit[card] or tables.card_cube_count[card] < 2:
+        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                turns_left)
+    chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
+                                          public.cube_heights, player, card, supply)
+    if chance < 0:
+        return 0.0
+    taken = np.full(1, first_hex, dtype=np.int64)
+    second_chance, _, _ = best_other_placement(tables, public.stacks, public.heights,
+                                               public.cube_heights, player, card, supply,
+                                               taken, 1)
+    cells = tables.card_cell_count[card]
+    fresh = fresh_chance(tables.card_requirement[card], cells, supply)
+    levels = 0
+    for cell in range(cells):
+        requirement = tables.card_requirement[card, cell]
+        if requirement == BUILDING_REQUIREMENT:
+            levels += 2
+        else:
+            level = 0
+            while requirement_colour(requirement, level) >= 0:
+                level += 1
+            levels += level
+    buildable = turns_left * 1.5 / levels
+    worth = float(tables.card_points[card, 0]) * chance
+    for cube in range(1, tables.card_cube_count[card]):
+        step = tables.card_points[card, cube] - tables.card_points[card, cube - 1]
+        base = max(second_chance, fresh) if cube == 1 else fresh
+        worth += step * base * min(1.0, max(0.0, buildable - cube))
+    return worth
+
+
+@njit(cache=True)
+def expert_choose_targets(tables, public, player, work, track, spirit_points, second, third):
+    """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values,
+    plus later targets (:func:`add_later_targets`) when ``second`` > 0."""
     choose_targets(tables, public, player, work)
     for target in range(work.target_slot.shape[0]):
         slot = work.target_slot[target]
         if slot >= 0:
             work.target_value[target] = expert_target_value(tables, public, player, slot,
                                                             work.scratch, track, spirit_points)
+    if second > 0:
+        add_later_targets(tables, public, player, work, second, third)
 
 
 # --------------------------------------------------------------------------------------------
@@ -517,7 +643,9 @@ def expert_turn(tables, public, player, generator, work):
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
     expert_choose_targets(tables, public, player, work, work.parameters[player, SLOT_TRACK],
-                          work.parameters[player, SLOT_SPIRIT])
+                          work.parameters[player, SLOT_SPIRIT],
+                          work.parameters[player, SLOT_SECOND],
+                          work.parameters[player, SLOT_THIRD])
     work.first_step_ready[:] = 0
     prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
                        work.start_view)

@@ -33,6 +33,10 @@ SLOT_RUSH = 10  # expert: points an empty hex gains (ahead) or costs (behind) at
 SLOT_FADE = 11  # expert: turns sooner another end must come for the space charge to vanish
 SLOT_SPIRIT = 12  # expert: least points a held spirit's cube is worth before its bonus shows
 SLOT_DENIAL = 13  # expert: weight of the next player's best gain among the spaces left
-PARAMETER_SLOTS = 14
+SLOT_SECOND = 14  # expert: weight of the habitat for a held card's cube after its next one
+SLOT_THIRD = 15  # expert: weight of the habitat for the cube after that (a third cube hex)
+SLOT_OFFER = 16  # expert: 1 = a face-up card's second cube valued on the board as it is
+PARAMETER_SLOTS = 17
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
-                   "track", "beam", "rush", "fade", "spirit", "denial")
+                   "track", "beam", "rush", "fade", "spirit", "denial",
+                   "second", "third", "offer")

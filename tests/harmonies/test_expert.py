@@ -22,11 +22,14 @@ from strategies.harmonies.expert import (
     SPIRIT_PREFERENCE,
     clock_share,
     expert_choose_spirit,
+    expert_choose_targets,
+    expert_offer_worth,
     expert_target_value,
     expert_token_value,
     note_hex_potentials,
 )
 from strategies.harmonies.ids import SLOT_COST
+from strategies.harmonies.valued import cards_worth
 
 GAME = get_game("harmonies")
 
@@ -85,6 +88,36 @@ def test_a_held_spirit_cube_is_worth_its_bonus_now_or_the_floor(tables_2a):
     fill(public, 0, 3, BLUE)  # bonus now 3 x 2 = 6
     assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 10.0) == 10.0
     assert expert_target_value(tables_2a, public, 0, 0, scratch, 0.0, 4.0) == 6.0
+
+
+def test_later_habitats_of_a_held_card_share_tokens_on_other_cube_hexes(data, tables_2a):
+    public, _ = new_state(tables_2a)
+    work = new_workspace(tables_2a)
+    hexes = [tuple(int(v) for v in row) for row in data.sides["A"].hexes]
+    first_blue, green, other_blue = (hexes.index(h) for h in ((2, 1), (3, 1), (4, 0)))
+    for hex_index, colour in ((first_blue, BLUE), (green, GREEN), (other_blue, BLUE)):
+        public.heights[0, hex_index] = 1
+        public.stacks[0, hex_index, 0] = colour
+    add_card(public, 0, card_index(tables_2a, 5))  # frog: blue, green beside it; 2 4 6 10 15
+    work.supply[:] = 0.5
+    expert_choose_targets(tables_2a, public, 0, work, 0.0, 12.0, 0.5, 0.25)
+    assert list(work.target_slot[:4]) == [0, 0, 0, -1]
+    # Both frogs around the one green are complete: the next cube (2 points) and the one
+    # after it (0.5 x 2) on the other blue; the third cube (0.25 x 2) needs one more blue
+    # beside a green (chance 0.5).
+    assert {work.target_cells[0, 0], work.target_cells[1, 0]} == {first_blue, other_blue}
+    assert work.target_cells[2, 0] not in (first_blue, other_blue)
+    worth = cards_worth(work, public.stacks, public.heights, public.cube_heights, 0,
+                        work.supply)
+    assert worth == pytest.approx(2.0 + 0.5 * 2.0 + 0.25 * 2.0 * 0.5)
+    expert_choose_targets(tables_2a, public, 0, work, 0.0, 12.0, 0.0, 0.25)
+    assert list(work.target_slot[:2]) == [0, -1]  # no later targets without ``second``
+    # A face-up frog, 4 turns left: 1.5 tokens a turn build 4 x 1.5 / 2 = 3 frogs. First
+    # cube 2 x 1; the second 2 x 1 on the other blue (chance 1; the planner: on empty hexes,
+    # 0.5 x 0.5); the third on empty hexes, 2 x 0.25; the fourth has no time.
+    frog = card_index(tables_2a, 5)
+    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 1) == 4.5
+    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 0) == 3.0
 
 
 def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
