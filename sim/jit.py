@@ -151,6 +151,10 @@ class CompiledFunction(WrapperAddressProtocol):
         """The numba signature the function is called with."""
         return self._signature
 
+    def __call__(self, *args):
+        # Python calls it only with NUMBA_DISABLE_JIT=1, where the table's functions are plain.
+        return self.dispatcher(*args)
+
 
 _TYPES: dict = {}
 

@@ -112,3 +112,40 @@ def test_the_big_strategies_are_compiled_only_when_a_lineup_plays_them(name):
     # A greedy shard runs the loop alone; a shard with the strategy adds only its functions.
     assert before == str([False] * len(functions))
     assert after == str([needed for _, needed in functions])
+
+
+_PURE_PYTHON_SCORES = """
+import sys
+import numpy as np
+from sim.games.registry import get_game
+from sim.strategy_spec import parse_strategy
+name, players, texts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+game = get_game(name)
+lineup = [parse_strategy(text, game.strategies(), "--strategy") for text in texts]
+seats = np.array([[(g + s) % len(texts) for s in range(players)] for g in range(len(texts))])
+seeds = np.arange(len(texts), dtype=np.uint64)
+columns = game.play_shard(game.load_data(None), players, game.default_rules(), lineup, seats,
+                          seeds, seeds + 3)
+print(columns["score"].tolist())
+"""
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_the_same_code_runs_in_plain_python_with_the_same_games(name):
+    # NUMBA_DISABLE_JIT=1 (for cProfile on a few games) must run every built-in, through the
+    # strategy table too, and play exactly the compiled games.
+    import os
+    import subprocess
+    import sys
+
+    texts, players, _ = POOLS[name]
+    result = subprocess.run([sys.executable, "-c", _PURE_PYTHON_SCORES, name, "2", *texts],
+                            capture_output=True, text=True, check=True,
+                            env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    game = get_game(name)
+    lineup = [parse_strategy(text, game.strategies(), "--strategy") for text in texts]
+    seats = np.array([[(g + s) % len(texts) for s in range(2)] for g in range(len(texts))])
+    seeds = np.arange(len(texts), dtype=np.uint64)
+    compiled = game.play_shard(game.load_data(None), 2, game.default_rules(), lineup, seats,
+                               seeds, seeds + 3)
+    assert result.stdout.strip() == str(compiled["score"].tolist())

@@ -12,6 +12,8 @@ first token's gains are the same for every space and computed once per turn.
 
 from __future__ import annotations
 
+import numpy as np
+
 from sim.games.harmonies.colours import BLUE, GRAY, YELLOW
 from sim.games.harmonies.gains import (
     copy_gain_cache,
@@ -72,7 +74,7 @@ def greedy_card_choice(tables, public, player, generator):
         card = public.card_row[position]
         if card < 0:
             continue
-        first_value = tables.card_points[card, 0]
+        first_value = np.int64(tables.card_points[card, 0])  # int16 in the table
         now = first_value if first_cube_placeable(tables, public, player, card) else 0
         key = now * 100000 + first_value
         better, ties = keep_if_better(key, best_key, ties, generator)
