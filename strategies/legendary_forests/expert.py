@@ -23,6 +23,17 @@ hypergeometric over the unseen tiles) times ``hope``; the pick that follows a li
 placement is sure and counts ``now``. A tree pick is worth what it adds to its zone plus what the
 other zones without a tree are then worth with the picks left, plus ``denial`` x the opponents'
 expected need of the colour before its next pick (token order).
+
+Bordered cells. A placement's sides that face empty cells of the frontier change which unseen
+tiles can fill those cells: every zone already facing such a cell gets the cell's new fill
+chance and closing factor (a grass side counts too: it can leave no unseen tile that fits, and
+the half-runes facing the cell are then dead).
+
+Shape. Two terms fitted to what ``rollout``'s playouts reward (catalogue, ``ExpertStrategy``):
+each empty cell a placement adds to the planet's edge costs ``compact`` x the share of the game
+left (a sprawling planet ends lower than its zones' chances say), and the r-th best zone without
+a tree counts ``decay`` ^ r on top of its pick chance (the first picks go to the best zones;
+the later ones are less sure than their count says).
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ from sim.games.legendary_forests.rules import (
     shown_side,
 )
 from strategies.legendary_forests.evaluation import (
+    CONTEXT_GAME_LEFT,
     CONTEXT_PLAYERS,
     CONTEXT_SIZE,
     CONTEXT_SUPPLY,
@@ -57,6 +69,8 @@ P_UNSEALED = 1
 P_NOW = 2
 P_HOPE = 3
 P_DENIAL = 4
+P_COMPACT = 5
+P_DECAY = 6
 
 # Own picks still to come that the ranking of zones without a tree looks at.
 RANKED_PICKS = 12
@@ -340,6 +354,8 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
     position = table.frontier_position[player, cell]
     here_fill = cell_fill[position] if position >= 0 else 1.0
     here_log = math.log(max(cell_close[position] if position >= 0 else 1.0, 1e-3))
+    # Empty cells the tile adds to the frontier.
+    new_cells = 0
     for direction in range(4):
         listed = shown_side(direction, rotation)
         colour = tiles.side_colour[tile, listed]
@@ -349,6 +365,7 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
             slot = 2 * back
             other_position = table.frontier_position[player, other]
             if other_position < 0:
+                new_cells += 1
                 if colour == GRASS:
                     continue
                 fill = single_fill[colour]
@@ -443,6 +460,9 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
                 slot -= 1
             fresh[slot + 1] = points
             fresh_count += 1
+    # A sprawling planet (more empty cells around it) fares worse than its zones' chances say,
+    # the more so the more of the game is left.
+    value -= params[P_COMPACT] * context[CONTEXT_GAME_LEFT] * new_cells
     skip_count = 0
     for k in range(areas, count):
         root = int(items[k, 7])
@@ -463,15 +483,15 @@ def _hope_weights(unseen_count, light_unseen, turns_left, sure, params, weights)
     come, the sure pick after a light tile's placement ``now``."""
     pick_chances(unseen_count, light_unseen, turns_left, sure, weights)
     for rank in range(weights.shape[0]):
-        weights[rank] *= params[P_HOPE]
+        weights[rank] *= params[P_HOPE] * params[P_DECAY] ** rank
     if sure > 0:
         weights[0] = params[P_NOW]
 
 
 @njit(cache=True)
-def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
-                     move_count, rng, scratch, preview):
-    """``expert``: the placement that most raises the planet's expected final value."""
+def placement_values(params, tiles, table, player, tile, move_cells, move_rotations, move_count):
+    """The value of every legal placement (``_placement_value``: the planet's expected final
+    value after it, up to a constant shared by all of them)."""
     context = np.empty(CONTEXT_SIZE, dtype=np.float64)
     game_context(tiles, table, tiles.light[tile], context)
     tile_count = tiles.light.shape[0]
@@ -518,6 +538,15 @@ def expert_placement(params, tiles, table, player, tile, move_cells, move_rotati
                                         unseen_count, chances, memo, items, context, params,
                                         roots, values, count_without, index_of, weights, fresh,
                                         skip)
+    return moves
+
+
+@njit(cache=True)
+def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                     move_count, rng, scratch, preview):
+    """``expert``: the placement that most raises the planet's expected final value."""
+    moves = placement_values(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count)
     return pick_best(moves, move_count, rng)
 
 
