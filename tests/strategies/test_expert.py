@@ -138,7 +138,8 @@ def test_a_placement_values_the_open_cells_it_borders_for_the_zones_facing_them(
     east side, grass or pink, borders (1, -1), the red zone's open cell, and changes which
     unseen tiles can fill it. The values the expert compares (changes of the zones touched,
     computed incrementally) differ exactly as the from-scratch values of the planets after the
-    moves do, red zone included."""
+    moves do, red zone included; and ``compact`` charges each move for the two empty cells it
+    adds to the planet's edge."""
     from sim.games.legendary_forests.convert import xy_to_cell
     from sim.games.legendary_forests.observation import table_copy
     from sim.games.legendary_forests.rules import find_zone, place_tile
@@ -168,6 +169,11 @@ def test_a_placement_values_the_open_cells_it_borders_for_the_zones_facing_them(
     before = _planet_value(params, tiles, table, 0)[1][red]
     assert red_points[0] == pytest.approx(red_points[2])
     assert before > red_points[1] > red_points[0]
+    # Each of these moves adds two empty cells to the planet's edge, (0, -2) and (-1, -1) ((1, -1)
+    # is there already): 2 x compact x the share of the game left, 6 draws of 19.
+    params[P_COMPACT] = 0.5
+    compact = placement_values(params, tiles, table, 0, 5, cells, rotations, 3)
+    assert compact - incremental == pytest.approx(np.full(3, -2 * 0.5 * 6 / 19))
 
 
 def test_hope_weights_decay_by_rank():
