@@ -23,6 +23,17 @@ hypergeometric over the unseen tiles) times ``hope``; the pick that follows a li
 placement is sure and counts ``now``. A tree pick is worth what it adds to its zone plus what the
 other zones without a tree are then worth with the picks left, plus ``denial`` x the opponents'
 expected need of the colour before its next pick (token order).
+
+Bordered cells. A placement's sides that face empty cells of the frontier change which unseen
+tiles can fill those cells: every zone already facing such a cell gets the cell's new fill
+chance and closing factor (a grass side counts too: it can leave no unseen tile that fits, and
+the half-runes facing the cell are then dead).
+
+Shape. Two terms fitted to what ``rollout``'s playouts reward (catalogue, ``ExpertStrategy``):
+each empty cell a placement adds to the planet's edge costs ``compact`` x the share of the game
+left (a sprawling planet ends lower than its zones' chances say), and the r-th best zone without
+a tree counts ``decay`` ^ r on top of its pick chance (the first picks go to the best zones;
+the later ones are less sure than their count says).
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ from sim.games.legendary_forests.rules import (
     shown_side,
 )
 from strategies.legendary_forests.evaluation import (
+    CONTEXT_GAME_LEFT,
     CONTEXT_PLAYERS,
     CONTEXT_SIZE,
     CONTEXT_SUPPLY,
@@ -57,6 +69,8 @@ P_UNSEALED = 1
 P_NOW = 2
 P_HOPE = 3
 P_DENIAL = 4
+P_COMPACT = 5
+P_DECAY = 6
 
 # Own picks still to come that the ranking of zones without a tree looks at.
 RANKED_PICKS = 12
@@ -152,12 +166,13 @@ def _close_factor(chances, fitting, sealing, params):
 
 @njit(cache=True)
 def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fill, cell_close,
-             single_fill, single_close, turns_left, params):
+             cell_roots, cell_root_count, single_fill, single_close, turns_left, params):
     """Per decision: the fill chance and closing factor of every frontier cell (``cell_fill``,
     ``cell_close`` by frontier index), and per zone root the sum of the fill chances and the
     log-product of the closing factors of the cells its open half-runes face (``root_sum``,
-    ``root_log``); ``single_*[c]``: a fresh cell that needs colour c on one side. Returns
-    (unseen count, light unseen count)."""
+    ``root_log``); ``cell_roots[i, :cell_root_count[i]]``: the (root, half-runes) pairs that
+    face frontier cell i; ``single_*[c]``: a fresh cell that needs colour c on one side.
+    Returns (unseen count, light unseen count)."""
     unseen_count, light_unseen = _unseen(tiles, table, unseen)
     fill_chances(unseen_count, turns_left, chances)
     for colour in range(4):
@@ -171,6 +186,7 @@ def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fil
     for index in range(table.frontier_count[player]):
         cell = table.frontier_cells[player, index]
         colours = table.cell_need_colours[player, cell]
+        cell_root_count[index] = 0
         if colours == 0:
             cell_fill[index] = 1.0
             cell_close[index] = 1.0
@@ -194,6 +210,16 @@ def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fil
                 continue
             root = find_zone(table, player, table.cell_side_node[player, other, back])
             root_sum[root] += chance
+            listed = -1
+            for k in range(cell_root_count[index]):
+                if cell_roots[index, k, 0] == root:
+                    listed = k
+            if listed < 0:
+                listed = cell_root_count[index]
+                cell_roots[index, listed, 0] = root
+                cell_roots[index, listed, 1] = 0
+                cell_root_count[index] += 1
+            cell_roots[index, listed, 1] += 1
             # One tile fills the cell: the zone's closing needs it once, however many of its
             # half-runes face it.
             if root != seen0 and root != seen1 and root != seen2:
@@ -285,16 +311,36 @@ def ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights):
 
 
 @njit(cache=True)
+def _root_item(table, player, items, areas, count, root, root_sum, root_log):
+    """The row of zone ``root`` in ``items`` (added, as it is now, when missing); returns (row,
+    rows used)."""
+    for k in range(areas, count):
+        if items[k, 7] == root:
+            return k, count
+    items[count, 0] = count
+    items[count, 1] = table.node_colour[player, root]
+    items[count, 2] = table.zone_full_runes[player, root]
+    items[count, 3] = table.zone_open_half_runes[player, root]
+    items[count, 4] = table.zone_trees[player, root]
+    items[count, 5] = root_sum[root]
+    items[count, 6] = root_log[root]
+    items[count, 7] = root
+    items[count, 8] = 0.0
+    return count, count + 1
+
+
+@njit(cache=True)
 def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_log,
-                     cell_fill, cell_close, single_fill, single_close, unseen, unseen_count,
-                     chances, memo, items, context, params, roots, values, count_without,
-                     index_of, weights, fresh, skip):
+                     cell_fill, cell_close, cell_roots, cell_root_count, single_fill,
+                     single_close, unseen, unseen_count, chances, memo, items, context, params,
+                     roots, values, count_without, index_of, weights, fresh, skip):
     """The planet's value if ``tile`` went to ``cell`` with ``rotation``, up to a constant: the
-    change of the zones with a tree it touches, plus the ranked hope of every zone without a
-    tree afterwards."""
+    change of the zones with a tree it touches or whose open cells it borders, plus the ranked
+    hope of every zone without a tree afterwards."""
     areas = tiles.area_count[tile]
     # items[k]: 0 parent, 1 colour, 2 full runes, 3 open half-runes, 4 trees, 5 fill chance sum,
-    # 6 closing log, 7 root node (-1 for an area of the new tile); areas first, then roots.
+    # 6 closing log, 7 root node (-1 for an area of the new tile), 8 joined to the new tile (a
+    # root); areas first, then roots.
     count = areas
     for area in range(areas):
         items[area, 0] = area
@@ -308,22 +354,24 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
     position = table.frontier_position[player, cell]
     here_fill = cell_fill[position] if position >= 0 else 1.0
     here_log = math.log(max(cell_close[position] if position >= 0 else 1.0, 1e-3))
+    # Empty cells the tile adds to the frontier.
+    new_cells = 0
     for direction in range(4):
         listed = shown_side(direction, rotation)
         colour = tiles.side_colour[tile, listed]
-        if colour == GRASS:
-            continue
-        area = tiles.side_area[tile, listed]
         other = neighbour_cell(table, cell, direction)
         if table.cell_tile[player, other] == EMPTY:
-            # A new open half-rune, facing ``other``: its chances once this tile is there.
             back = (direction + 2) & 3
             slot = 2 * back
             other_position = table.frontier_position[player, other]
             if other_position < 0:
+                new_cells += 1
+                if colour == GRASS:
+                    continue
                 fill = single_fill[colour]
                 close = single_close[colour]
             else:
+                # The tiles that can fill ``other`` once this side (grass too) borders it.
                 key = (other_position * 4 + back) * 4 + colour
                 fill = memo[key, 0]
                 close = memo[key, 1]
@@ -335,27 +383,33 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
                     close = _close_factor(chances, fitting, sealing, params)
                     memo[key, 0] = fill
                     memo[key, 1] = close
+                # The zones already facing ``other`` see its chances change: a side that no
+                # unseen tile can match next to theirs kills their half-runes there.
+                change_fill = fill - cell_fill[other_position]
+                change_log = (math.log(max(close, 1e-3))
+                              - math.log(max(cell_close[other_position], 1e-3)))
+                for k in range(cell_root_count[other_position]):
+                    found, count = _root_item(table, player, items, areas, count,
+                                              cell_roots[other_position, k, 0], root_sum,
+                                              root_log)
+                    items[found, 5] += cell_roots[other_position, k, 1] * change_fill
+                    items[found, 6] += change_log
+            if colour == GRASS:
+                continue
+            # A new open half-rune, facing ``other``: its chances once this tile is there.
+            area = tiles.side_area[tile, listed]
             items[area, 5] += fill
             items[area, 6] += math.log(max(close, 1e-3))
             continue
+        if colour == GRASS:
+            continue
+        area = tiles.side_area[tile, listed]
         root = find_zone(table, player, table.cell_side_node[player, other, (direction + 2) & 3])
-        found = -1
-        for k in range(areas, count):
-            if items[k, 7] == root:
-                found = k
-        if found < 0:
-            found = count
-            items[found, 0] = found
-            items[found, 1] = table.node_colour[player, root]
-            items[found, 2] = table.zone_full_runes[player, root]
-            items[found, 3] = table.zone_open_half_runes[player, root]
-            items[found, 4] = table.zone_trees[player, root]
-            items[found, 5] = root_sum[root]
-            items[found, 6] = root_log[root]
-            items[found, 7] = root
+        found, count = _root_item(table, player, items, areas, count, root, root_sum, root_log)
+        if items[found, 8] == 0.0:
             # This cell, which the root's closing needed once, is filled now.
+            items[found, 8] = 1.0
             items[found, 6] -= here_log
-            count += 1
         # The pair becomes a full rune: the root's half-rune facing this cell is closed.
         items[found, 2] += 1.0
         items[found, 3] -= 2.0
@@ -406,6 +460,9 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
                 slot -= 1
             fresh[slot + 1] = points
             fresh_count += 1
+    # A sprawling planet (more empty cells around it) fares worse than its zones' chances say,
+    # the more so the more of the game is left.
+    value -= params[P_COMPACT] * context[CONTEXT_GAME_LEFT] * new_cells
     skip_count = 0
     for k in range(areas, count):
         root = int(items[k, 7])
@@ -426,15 +483,15 @@ def _hope_weights(unseen_count, light_unseen, turns_left, sure, params, weights)
     come, the sure pick after a light tile's placement ``now``."""
     pick_chances(unseen_count, light_unseen, turns_left, sure, weights)
     for rank in range(weights.shape[0]):
-        weights[rank] *= params[P_HOPE]
+        weights[rank] *= params[P_HOPE] * params[P_DECAY] ** rank
     if sure > 0:
         weights[0] = params[P_NOW]
 
 
 @njit(cache=True)
-def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
-                     move_count, rng, scratch, preview):
-    """``expert``: the placement that most raises the planet's expected final value."""
+def placement_values(params, tiles, table, player, tile, move_cells, move_rotations, move_count):
+    """The value of every legal placement (``_placement_value``: the planet's expected final
+    value after it, up to a constant shared by all of them)."""
     context = np.empty(CONTEXT_SIZE, dtype=np.float64)
     game_context(tiles, table, tiles.light[tile], context)
     tile_count = tiles.light.shape[0]
@@ -446,12 +503,15 @@ def expert_placement(params, tiles, table, player, tile, move_cells, move_rotati
     frontier = table.frontier_cells.shape[1]
     cell_fill = np.empty(frontier, dtype=np.float64)
     cell_close = np.empty(frontier, dtype=np.float64)
+    cell_roots = np.empty((frontier, 4, 2), dtype=np.int64)
+    cell_root_count = np.empty(frontier, dtype=np.int64)
     single_fill = np.empty(4, dtype=np.float64)
     single_close = np.empty(4, dtype=np.float64)
     turns_left = int(context[CONTEXT_TURNS_LEFT])
     unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
-                                          root_log, cell_fill, cell_close, single_fill,
-                                          single_close, turns_left, params)
+                                          root_log, cell_fill, cell_close, cell_roots,
+                                          cell_root_count, single_fill, single_close,
+                                          turns_left, params)
     weights = np.empty(RANKED_PICKS, dtype=np.float64)
     _hope_weights(unseen_count, light_unseen, turns_left, 1 if tiles.light[tile] else 0, params,
                   weights)
@@ -464,17 +524,29 @@ def expert_placement(params, tiles, table, player, tile, move_cells, move_rotati
     for k in range(count_without):
         index_of[roots[k]] = k
     memo = np.full((table.frontier_count[player] * 16, 2), -1.0)
-    items = np.empty((8, 8), dtype=np.float64)
-    fresh = np.empty(8, dtype=np.float64)
-    skip = np.empty(4, dtype=np.int64)
+    # Rows: the tile's areas (4 at most), the zones it joins (4) and the zones facing its empty
+    # neighbours (3 cells x 3 other sides).
+    items = np.empty((20, 9), dtype=np.float64)
+    fresh = np.empty(20, dtype=np.float64)
+    skip = np.empty(20, dtype=np.int64)
     moves = np.empty(move_count, dtype=np.float64)
     for index in range(move_count):
         moves[index] = _placement_value(tiles, table, player, tile, move_cells[index],
                                         move_rotations[index], root_sum, root_log, cell_fill,
-                                        cell_close, single_fill, single_close, unseen,
+                                        cell_close, cell_roots, cell_root_count, single_fill,
+                                        single_close, unseen,
                                         unseen_count, chances, memo, items, context, params,
                                         roots, values, count_without, index_of, weights, fresh,
                                         skip)
+    return moves
+
+
+@njit(cache=True)
+def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                     move_count, rng, scratch, preview):
+    """``expert``: the placement that most raises the planet's expected final value."""
+    moves = placement_values(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count)
     return pick_best(moves, move_count, rng)
 
 
@@ -494,12 +566,15 @@ def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choi
     frontier = table.frontier_cells.shape[1]
     cell_fill = np.empty(frontier, dtype=np.float64)
     cell_close = np.empty(frontier, dtype=np.float64)
+    cell_roots = np.empty((frontier, 4, 2), dtype=np.int64)
+    cell_root_count = np.empty(frontier, dtype=np.int64)
     single_fill = np.empty(4, dtype=np.float64)
     single_close = np.empty(4, dtype=np.float64)
     turns_left = int(context[CONTEXT_TURNS_LEFT])
     unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
-                                          root_log, cell_fill, cell_close, single_fill,
-                                          single_close, turns_left, params)
+                                          root_log, cell_fill, cell_close, cell_roots,
+                                          cell_root_count, single_fill, single_close,
+                                          turns_left, params)
     weights = np.empty(RANKED_PICKS, dtype=np.float64)
     _hope_weights(unseen_count, light_unseen, turns_left, 0, params, weights)
     node_count = table.node_count[player]
