@@ -64,11 +64,13 @@ def test_compiled_functions_answer_python_calls():
 # a strategy to play, and each function with whether that strategy needs it compiled.
 TABLE_STRATEGIES = {
     "legendary-forests": ("expert", [
+        ("sim.loops.legendary_forests.dispatch:planner_placement_entry", False),
         ("sim.loops.legendary_forests.dispatch:rollout_placement_entry", False),
         ("sim.loops.legendary_forests.dispatch:rollout_tree_entry", False),
         ("sim.loops.legendary_forests.dispatch:counted_expert_placement", True),
         ("sim.loops.legendary_forests.dispatch:counted_expert_tree", True)]),
     "harmonies": ("planner", [
+        ("sim.loops.harmonies.dispatch:random_policy_turn", False),
         ("sim.loops.harmonies.dispatch:counted_expert_turn", False),
         ("sim.loops.harmonies.dispatch:valued_policy_turn", True),
         ("sim.loops.harmonies.dispatch:counted_expert_choose_spirit", False)]),

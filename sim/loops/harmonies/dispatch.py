@@ -1,9 +1,9 @@
 """Dispatch of the built-in Harmonies strategies by id, inside compiled code: the entry points
 the game loop calls for a seat (a whole turn, the spirit to keep, the solo discard).
 
-One cached loop then serves every lineup of built-ins without recompiling: ``random`` and
-``greedy`` are pasted into it, the others are called through a table of compiled functions
-(``strategy_table``) and compiled on their own, only when a lineup plays them. The ids are those of
+One cached loop then serves every lineup of built-ins without recompiling: ``greedy`` is pasted
+into it, the others are called through a table of compiled functions (``strategy_table``) and
+compiled on their own, only when a lineup plays them. The ids are those of
 ``strategies.harmonies.ids`` (the valued strategies read them to pick their variant); a built-in
 strategy class is found here by its name, and its parameters reach the named slots of its row
 by ``Strategy.parameter_row``.
@@ -41,13 +41,16 @@ def default_parameter_table() -> np.ndarray:
     return table
 
 
-# The big strategies are not a part of the loop: it calls them through a table of compiled
-# functions (``strategy_table``, see ``sim.jit``), so a cold loop compiles without them and
-# each is compiled, or loaded from the cache, only when a lineup plays it. A turn costs
-# far more than the call. The slots of the table:
-SLOT_EXPERT_TURN = 0
-SLOT_VALUED_TURN = 1
-SLOT_EXPERT_SPIRIT = 2
+# Only ``greedy`` is pasted into the loop (the strategy of a first run, and a fast one). Every
+# other built-in is called through a table of compiled functions (``strategy_table``, see
+# ``sim.jit``), so a cold loop compiles without them and each is compiled, or loaded from the
+# cache, only when a lineup plays it; a turn costs far more than the call.
+
+
+@compiled(c_callable=True)
+def random_policy_turn(tables, public, player, generator, work, policy):
+    """``random_turn`` with the table's signature."""
+    return random_turn(tables, public, player, generator, work)
 
 
 # ``expert`` allocates its work arrays: called from the loop (compiled without reference
@@ -84,49 +87,49 @@ def unplayed_spirit(tables, offers):
     return 0
 
 
-VALUED_NAMES = ("planner", "landscape", "animals")
-VALUED_POLICIES = frozenset(POLICY_IDS[name] for name in VALUED_NAMES)
-# The compiled functions of each strategy the table holds (compiled when a lineup plays it).
-TABLE_FUNCTIONS = {"expert": (counted_expert_turn, counted_expert_choose_spirit),
-                   **{name: (valued_policy_turn,) for name in VALUED_NAMES}}
+# What the table holds for each policy id (``greedy``'s, played by the loop itself, holds a
+# placeholder).
+TURN_FUNCTIONS = {POLICY_RANDOM: random_policy_turn, POLICY_EXPERT: counted_expert_turn,
+                  **{POLICY_IDS[name]: valued_policy_turn
+                     for name in ("planner", "landscape", "animals")}}
+# The compiled functions of each strategy in the table, by name (compiled when first played).
+TABLE_FUNCTIONS = {name: (TURN_FUNCTIONS[policy],) for name, policy in POLICY_IDS.items()
+                   if policy in TURN_FUNCTIONS}
+TABLE_FUNCTIONS["expert"] += (counted_expert_choose_spirit,)
 
 
 def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden, instrument=None):
     """The loop's table of compiled strategies for games whose seats play the policy ids in
-    ``lineup_ids``: (expert turn, valued turn, expert spirit choice), each the real function
-    when a seat plays it and a placeholder otherwise. The signatures are those of the state
-    arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each real one."""
+    ``lineup_ids``: (turn functions, one per policy id; the expert's spirit choice), the real
+    function for an id a seat plays and a placeholder otherwise. The signatures are those of
+    the state arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each
+    real one."""
     played = {int(policy) for policy in np.unique(lineup_ids)}
     real = instrument or (lambda function: function)
-    player = types.int64
     generator = typeof_cached(work.generators[0])
     turn = types.Tuple((types.int64, types.boolean))(
-        typeof_cached(tables), typeof_cached(public), player, generator, typeof_cached(work),
-        types.int64)
+        typeof_cached(tables), typeof_cached(public), types.int64, generator,
+        typeof_cached(work), types.int64)
     spirit = types.int64(typeof_cached(tables), typeof_cached(hidden.spirit_offers[0]))
+    turns = tuple(
+        compiled_function(real(TURN_FUNCTIONS[policy])
+                          if policy in played and policy in TURN_FUNCTIONS else unplayed_turn,
+                          turn)
+        for policy in range(len(POLICY_IDS)))
     expert = POLICY_EXPERT in played
-    return (
-        compiled_function(real(counted_expert_turn) if expert else unplayed_turn, turn),
-        compiled_function(real(valued_policy_turn) if played & VALUED_POLICIES else unplayed_turn,
-                         turn),
-        compiled_function(real(counted_expert_choose_spirit) if expert else unplayed_spirit,
-                         spirit),
-    )
+    return (turns, compiled_function(real(counted_expert_choose_spirit) if expert
+                                     else unplayed_spirit, spirit))
 
 
 @inlined
 def play_policy_turn(policy, strategies, tables, public, player, generator, work):
     """Play ``player``'s turn with policy id ``policy`` (``strategies``: the table of
     ``strategy_table``); returns (space, card taken)."""
-    if policy == POLICY_RANDOM:
-        return random_turn(tables, public, player, generator, work)
     if policy == POLICY_GREEDY:
         return greedy_turn(tables, public, player, generator, work)
-    if policy == POLICY_EXPERT:
-        return strategies[SLOT_EXPERT_TURN](tables, public, np.int64(player), generator, work,
-                                            np.int64(policy))
-    return strategies[SLOT_VALUED_TURN](tables, public, np.int64(player), generator, work,
-                                        np.int64(policy))
+    # The ids are checked when the lineup is built (``loop.game_lineups``).
+    return strategies[0][policy](tables, public, np.int64(player), generator, work,
+                                 np.int64(policy))
 
 
 @inlined
@@ -135,7 +138,7 @@ def choose_spirit(policy, strategies, tables, offers, generator):
     keep: ``expert`` by its measured preference, every other policy at random (the board is
     empty at the first turn, so there is nothing on it to compare yet)."""
     if policy == POLICY_EXPERT:
-        return strategies[SLOT_EXPERT_SPIRIT](tables, offers)
+        return strategies[1](tables, offers)
     return next_below(generator, 2)
 
 

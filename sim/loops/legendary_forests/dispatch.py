@@ -3,8 +3,9 @@
 The game loop calls ``choose_placement`` and ``choose_tree`` with a seat's policy id and its row
 of float parameters; one cached loop then serves every lineup of built-ins without recompiling
 (a compiled function passed as an argument would be specialised per lineup and could not be
-cached on disk). The two big strategies, ``rollout`` and ``expert``, are called through a table
-of compiled functions instead (``strategy_table``) and compiled only when a lineup plays them.
+cached on disk). Only ``random`` and ``greedy`` are pasted into the loop; the others are called
+through a table of compiled functions (``strategy_table``) and compiled only when a lineup
+plays them.
 A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here by its name
 (``POLICY_IDS``); its parameters fill the slots of its row in the order it declares them
 (``Strategy.parameter_row``).
@@ -42,18 +43,70 @@ ROLLOUT = 6
 EXPERT = 7
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
               "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT}
+POLICY_COUNT = len(POLICY_IDS)
 PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
 
 
-# ``rollout`` and ``expert`` are not a part of the loop: it calls them through a table of
-# compiled functions (``strategy_table``, see ``sim.jit``), so a cold loop compiles without
-# them (they were most of its compile) and each is compiled, or loaded from the cache, only
-# when a lineup plays it. Each decision of theirs costs far more than the call. The slots:
-SLOT_ROLLOUT_PLACEMENT = 0
-SLOT_EXPERT_PLACEMENT = 1
-SLOT_ROLLOUT_TREE = 2
-SLOT_EXPERT_TREE = 3
+# Only ``random`` and ``greedy`` (whose placements ``denier`` plays too) are pasted into the
+# loop: they are fast, and a call would cost them more than they spend. Every other built-in is
+# called through a table of compiled functions (``strategy_table``, see ``sim.jit``), so a cold
+# loop compiles without them and each is compiled, or loaded from the cache, only when a lineup
+# plays it; each of their decisions costs well over the call.
+
+
+@compiled(c_callable=True)
+def rune_hunter_placement_entry(params, tiles, table, player, tile, move_cells, move_rotations,
+                                move_count, rng, scratch, preview):
+    """``rune_hunter_placement`` with the table's signature."""
+    return rune_hunter_placement(tiles, table, player, tile, move_cells, move_rotations,
+                                 move_count, rng, scratch)
+
+
+@compiled(c_callable=True)
+def closer_placement_entry(params, tiles, table, player, tile, move_cells, move_rotations,
+                           move_count, rng, scratch, preview):
+    """``closer_placement`` with the table's signature."""
+    return closer_placement(tiles, table, player, tile, move_cells, move_rotations, move_count,
+                            rng, scratch, params[0])
+
+
+@compiled(c_callable=True)
+def planner_placement_entry(params, tiles, table, player, tile, move_cells, move_rotations,
+                            move_count, rng, scratch, preview):
+    """``planner_placement`` with the table's signature."""
+    return planner_placement(tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, scratch, params[0], params[1], params[2])
+
+
+@compiled(c_callable=True)
+def rune_hunter_tree_entry(params, tiles, table, player, choice_colours, choice_zones,
+                           choice_count, rng):
+    """``rune_hunter_tree`` with the table's signature."""
+    return rune_hunter_tree(table, player, choice_zones, choice_count, rng)
+
+
+@compiled(c_callable=True)
+def closer_tree_entry(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                      rng):
+    """``closer_tree`` with the table's signature."""
+    return closer_tree(table, player, choice_zones, choice_count, rng)
+
+
+@compiled(c_callable=True)
+def planner_tree_entry(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                       rng):
+    """``planner_tree`` with the table's signature."""
+    return planner_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
+                        params[0], params[1], params[2], params[3])
+
+
+@compiled(c_callable=True)
+def denier_tree_entry(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                      rng):
+    """``denier_tree`` with the table's signature."""
+    return denier_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
+                       params[0])
 
 
 @compiled(c_callable=True)
@@ -105,17 +158,26 @@ def unplayed_tree(params, tiles, table, player, choice_colours, choice_zones, ch
     return 0
 
 
-# The compiled functions of each strategy the table holds (compiled when a lineup plays it).
-TABLE_FUNCTIONS = {"rollout": (rollout_placement_entry, rollout_tree_entry),
-                   "expert": (counted_expert_placement, counted_expert_tree)}
+# What the table holds for each policy id (the ids the loop plays itself hold a placeholder).
+PLACEMENT_FUNCTIONS = {RUNE_HUNTER: rune_hunter_placement_entry,
+                       CLOSER: closer_placement_entry, PLANNER: planner_placement_entry,
+                       ROLLOUT: rollout_placement_entry, EXPERT: counted_expert_placement}
+TREE_FUNCTIONS = {RUNE_HUNTER: rune_hunter_tree_entry, CLOSER: closer_tree_entry,
+                  PLANNER: planner_tree_entry, DENIER: denier_tree_entry,
+                  ROLLOUT: rollout_tree_entry, EXPERT: counted_expert_tree}
+# The compiled functions of each strategy in the table, by name (compiled when first played).
+TABLE_FUNCTIONS = {
+    name: tuple(functions[policy] for functions in (PLACEMENT_FUNCTIONS, TREE_FUNCTIONS)
+                if policy in functions)
+    for name, policy in POLICY_IDS.items()
+    if policy in PLACEMENT_FUNCTIONS or policy in TREE_FUNCTIONS}
 
 
 def strategy_table(policies: np.ndarray, tiles, table, work, instrument=None):
     """The loop's table of compiled strategies for games whose seats play the policy ids in
-    ``policies``: (rollout placement, expert placement, rollout tree, expert tree), each the
-    real function when a seat plays it and a placeholder otherwise. The signatures are those
-    of the arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each real
-    one."""
+    ``policies``: (placement functions, tree functions), one per policy id, the real function
+    for an id a seat plays and a placeholder otherwise. The signatures are those of the
+    arrays given (the loop's own). ``instrument`` (the profiler's) rebuilds each real one."""
     played = {int(policy) for policy in np.unique(policies)}
     real = instrument or (lambda function: function)
     common = (typeof_cached(np.zeros(PARAMETER_SLOTS)), typeof_cached(tiles),
@@ -126,15 +188,15 @@ def strategy_table(policies: np.ndarray, tiles, table, work, instrument=None):
                             typeof_cached(work.scratch), typeof_cached(work.preview))
     tree = types.int64(*common, typeof_cached(work.choice_colours),
                        typeof_cached(work.choice_zones), types.int64, rng)
-    rollout, expert = ROLLOUT in played, EXPERT in played
-    return (
-        compiled_function(real(rollout_placement_entry) if rollout else unplayed_placement,
-                         placement),
-        compiled_function(real(counted_expert_placement) if expert else unplayed_placement,
-                         placement),
-        compiled_function(real(rollout_tree_entry) if rollout else unplayed_tree, tree),
-        compiled_function(real(counted_expert_tree) if expert else unplayed_tree, tree),
-    )
+
+    def slots(functions, placeholder, signature):
+        return tuple(
+            compiled_function(real(functions[policy]) if policy in played and policy in functions
+                              else placeholder, signature)
+            for policy in range(POLICY_COUNT))
+
+    return (slots(PLACEMENT_FUNCTIONS, unplayed_placement, placement),
+            slots(TREE_FUNCTIONS, unplayed_tree, tree))
 
 
 @inlined
@@ -144,29 +206,13 @@ def choose_placement(policy, strategies, params, tiles, table, player, tile, mov
     ``strategy_table``)."""
     if policy == RANDOM:
         return random_placement(move_count, rng)
-    if policy == GREEDY:
+    if policy == GREEDY or policy == DENIER:
         return greedy_placement(tiles, table, player, tile, move_cells, move_rotations,
                                 move_count, rng, scratch, preview)
-    if policy == RUNE_HUNTER:
-        return rune_hunter_placement(tiles, table, player, tile, move_cells, move_rotations,
-                                     move_count, rng, scratch)
-    if policy == CLOSER:
-        return closer_placement(tiles, table, player, tile, move_cells, move_rotations,
-                                move_count, rng, scratch, params[0])
-    if policy == PLANNER:
-        return planner_placement(tiles, table, player, tile, move_cells, move_rotations,
-                                 move_count, rng, scratch, params[0], params[1], params[2])
-    if policy == DENIER:
-        return greedy_placement(tiles, table, player, tile, move_cells, move_rotations,
-                                move_count, rng, scratch, preview)
-    if policy == ROLLOUT:
-        return strategies[SLOT_ROLLOUT_PLACEMENT](
-            params, tiles, table, np.int64(player), np.int64(tile), move_cells, move_rotations,
-            np.int64(move_count), rng, scratch, preview)
-    if policy == EXPERT:
-        return strategies[SLOT_EXPERT_PLACEMENT](
-            params, tiles, table, np.int64(player), np.int64(tile), move_cells, move_rotations,
-            np.int64(move_count), rng, scratch, preview)
+    if policy < POLICY_COUNT:
+        return strategies[0][policy](params, tiles, table, np.int64(player), np.int64(tile),
+                                     move_cells, move_rotations, np.int64(move_count), rng,
+                                     scratch, preview)
     return random_placement(move_count, rng)
 
 
@@ -179,22 +225,7 @@ def choose_tree(policy, strategies, params, tiles, table, player, choice_colours
         return random_tree(choice_count, rng)
     if policy == GREEDY:
         return greedy_tree(table, player, choice_colours, choice_zones, choice_count, rng)
-    if policy == RUNE_HUNTER:
-        return rune_hunter_tree(table, player, choice_zones, choice_count, rng)
-    if policy == CLOSER:
-        return closer_tree(table, player, choice_zones, choice_count, rng)
-    if policy == PLANNER:
-        return planner_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
-                            params[0], params[1], params[2], params[3])
-    if policy == DENIER:
-        return denier_tree(tiles, table, player, choice_colours, choice_zones, choice_count, rng,
-                           params[0])
-    if policy == ROLLOUT:
-        return strategies[SLOT_ROLLOUT_TREE](params, tiles, table, np.int64(player),
-                                             choice_colours, choice_zones,
-                                             np.int64(choice_count), rng)
-    if policy == EXPERT:
-        return strategies[SLOT_EXPERT_TREE](params, tiles, table, np.int64(player),
-                                            choice_colours, choice_zones,
-                                            np.int64(choice_count), rng)
+    if policy < POLICY_COUNT:
+        return strategies[1][policy](params, tiles, table, np.int64(player), choice_colours,
+                                     choice_zones, np.int64(choice_count), rng)
     return random_tree(choice_count, rng)

@@ -86,7 +86,8 @@ class LegendaryForests(Game):
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
     compile_seconds = 25.0
-    strategy_compile_seconds = {"rollout": 30.0, "expert": 20.0}
+    strategy_compile_seconds = {"rune-hunter": 3.0, "closer": 2.0, "planner": 5.0, "denier": 3.0,
+                                "rollout": 30.0, "expert": 20.0}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
@@ -142,7 +143,7 @@ class LegendaryForests(Game):
         return cached[1]
 
     def strategy_kernels(self, name: str) -> tuple:
-        """``rollout`` and ``expert`` are called through the loop's table."""
+        """Every built-in but ``random`` and ``greedy`` is called through the loop's table."""
         return TABLE_FUNCTIONS.get(name, ())
 
     def variant_compile_seconds(self) -> dict:
