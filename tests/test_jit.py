@@ -70,7 +70,6 @@ TABLE_STRATEGIES = {
         ("sim.loops.legendary_forests.dispatch:counted_expert_placement", True),
         ("sim.loops.legendary_forests.dispatch:counted_expert_tree", True)]),
     "harmonies": ("planner", [
-        ("sim.loops.harmonies.dispatch:random_policy_turn", False),
         ("sim.loops.harmonies.dispatch:counted_expert_turn", False),
         ("sim.loops.harmonies.dispatch:valued_policy_turn", True),
         ("sim.loops.harmonies.dispatch:counted_expert_choose_spirit", False)]),

@@ -1,9 +1,9 @@
 """Dispatch of the built-in Harmonies strategies by id, inside compiled code: the entry points
 the game loop calls for a seat (a whole turn, the spirit to keep, the solo discard).
 
-One cached loop then serves every lineup of built-ins without recompiling: ``greedy`` is pasted
-into it, the others are called through a table of compiled functions (``strategy_table``) and
-compiled on their own, only when a lineup plays them. The ids are those of
+One cached loop then serves every lineup of built-ins without recompiling: ``random`` and
+``greedy`` are pasted into it, the others are called through a table of compiled functions
+(``strategy_table``) and compiled on their own, only when a lineup plays them. The ids are those of
 ``strategies.harmonies.ids`` (the valued strategies read them to pick their variant); a built-in
 strategy class is found here by its name, and its parameters reach the named slots of its row
 by ``Strategy.parameter_row``.
@@ -41,16 +41,11 @@ def default_parameter_table() -> np.ndarray:
     return table
 
 
-# Only ``greedy`` is pasted into the loop (the strategy of a first run, and a fast one). Every
-# other built-in is called through a table of compiled functions (``strategy_table``, see
-# ``sim.jit``), so a cold loop compiles without them and each is compiled, or loaded from the
-# cache, only when a lineup plays it; a turn costs far more than the call.
-
-
-@compiled(c_callable=True)
-def random_policy_turn(tables, public, player, generator, work, policy):
-    """``random_turn`` with the table's signature."""
-    return random_turn(tables, public, player, generator, work)
+# Only ``random`` and ``greedy`` are pasted into the loop (fast ones, and greedy the strategy of
+# a first run). Every other built-in is called through a table of compiled functions
+# (``strategy_table``, see ``sim.jit``), so a cold loop compiles without them and each is
+# compiled, or loaded from the cache, only when a lineup plays it; a turn costs far more than
+# the call.
 
 
 # ``expert`` allocates its work arrays: called from the loop (compiled without reference
@@ -87,9 +82,8 @@ def unplayed_spirit(tables, offers):
     return 0
 
 
-# What the table holds for each policy id (``greedy``'s, played by the loop itself, holds a
-# placeholder).
-TURN_FUNCTIONS = {POLICY_RANDOM: random_policy_turn, POLICY_EXPERT: counted_expert_turn,
+# What the table holds for each policy id (the ids the loop plays itself hold a placeholder).
+TURN_FUNCTIONS = {POLICY_EXPERT: counted_expert_turn,
                   **{POLICY_IDS[name]: valued_policy_turn
                      for name in ("planner", "landscape", "animals")}}
 # The compiled functions of each strategy in the table, by name (compiled when first played).
@@ -125,6 +119,8 @@ def strategy_table(lineup_ids: np.ndarray, tables, public, work, hidden, instrum
 def play_policy_turn(policy, strategies, tables, public, player, generator, work):
     """Play ``player``'s turn with policy id ``policy`` (``strategies``: the table of
     ``strategy_table``); returns (space, card taken)."""
+    if policy == POLICY_RANDOM:
+        return random_turn(tables, public, player, generator, work)
     if policy == POLICY_GREEDY:
         return greedy_turn(tables, public, player, generator, work)
     # The ids are checked when the lineup is built (``loop.game_lineups``).

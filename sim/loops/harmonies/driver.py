@@ -39,6 +39,7 @@ from sim.games.harmonies.results import (
     new_recording,
 )
 from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
+from sim.jit import stop_signals_held
 from sim.loops.harmonies.dispatch import strategy_table
 from sim.loops.harmonies.loop import (
     KernelVariant,
@@ -201,7 +202,8 @@ def play_recorded_game(tables, positions: np.ndarray, lineup, deal_seed: int,
 
     def recorded_turn(tables, public, hidden, work, lineup, seat, strategies):
         before = _snapshot(public, seat)
-        space = compiled_turn(tables, public, hidden, work, lineup, seat, strategies)
+        with stop_signals_held():  # the table is unboxed by calls into Python
+            space = compiled_turn(tables, public, hidden, work, lineup, seat, strategies)
         turns.append(_describe_turn(tables, public, before, seat, int(space),
                                     int(public.progress[PROGRESS_ROUND]), positions))
         return space

@@ -94,8 +94,8 @@ class Harmonies(Game):
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
     compile_seconds = 40.0
-    strategy_compile_seconds = {"random": 5.0, "expert": 60.0, "planner": 30.0,
-                                "landscape": 30.0, "animals": 30.0}
+    strategy_compile_seconds = {"expert": 60.0, "planner": 30.0, "landscape": 30.0,
+                                "animals": 30.0}
     supports_trace = True
     trace_step = "round"
     length_column = "turns"
@@ -174,7 +174,7 @@ class Harmonies(Game):
         return (play_turn,) if method == "play_one" else (play_games_kernel,)
 
     def strategy_kernels(self, name: str) -> tuple:
-        """Every built-in but ``greedy`` is called through the loop's table."""
+        """Every built-in but ``random`` and ``greedy`` is called through the loop's table."""
         return TABLE_FUNCTIONS.get(name, ())
 
     def variant_compile_seconds(self) -> dict:

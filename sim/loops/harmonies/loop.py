@@ -54,7 +54,7 @@ from sim.games.harmonies.turn import (
     refill_after_turn,
     solo_discard_from_row,
 )
-from sim.jit import entry, inlined
+from sim.jit import entry, inlined, stop_signals_held
 from sim.loops.harmonies.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -219,12 +219,14 @@ def _run(tables, lineup_ids, deal_array, strategy_array, audit, parameters=None,
     results = new_game_results(tables, games, trace)
     audit_codes = np.zeros(games, dtype=np.int8)
     kernel = play_games_kernel if variant is None else variant.play_games_kernel
-    kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
-           strategy_array, bool(audit), legal_stack_code_table(),
-           np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
-           results.rank, results.win, results.cubes_placed, results.cards_completed,
-           results.turns, audit_codes, new_recording(results, tables),
-           strategy_table(lineup_ids, tables, public, work, hidden, instrument))
+    strategies = strategy_table(lineup_ids, tables, public, work, hidden, instrument)
+    with stop_signals_held():
+        kernel(tables, public, hidden, work, lineup_ids, seat_parameters, deal_array,
+               strategy_array, bool(audit), legal_stack_code_table(),
+               np.zeros(COLOUR_COUNT, dtype=np.int32), results.category_points, results.total,
+               results.rank, results.win, results.cubes_placed, results.cards_completed,
+               results.turns, audit_codes, new_recording(results, tables),
+               strategies)
     raise_on_audit(audit_codes, deal_array)
     return results, public, hidden, work
 

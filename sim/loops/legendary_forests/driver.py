@@ -41,6 +41,7 @@ from sim.games.legendary_forests.rules import (
     zone_points,
 )
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON, Strategy
+from sim.jit import stop_signals_held
 from sim.loops.legendary_forests import loop
 from sim.loops.legendary_forests.dispatch import (
     POLICY_IDS,
@@ -163,9 +164,10 @@ def _python_dispatchers(tileset, log, seats: list[SeatPlayer]):
                   move_rotations, move_count, rng, scratch, preview):
         seat = seats[player]
         if seat.kind == KIND_BUILTIN:
-            pick = choose_placement(policy, strategies, params, tiles, table, player, tile,
-                                    move_cells, move_rotations, move_count, rng, scratch,
-                                    preview)
+            with stop_signals_held():  # the table is unboxed by calls into Python
+                pick = choose_placement(policy, strategies, params, tiles, table, player, tile,
+                                        move_cells, move_rotations, move_count, rng, scratch,
+                                        preview)
         elif seat.kind == KIND_COMPILED:
             pick = seat.compiled_placement(params, tiles, table, player, tile, move_cells,
                                            move_rotations, move_count, rng, scratch, preview)
@@ -182,8 +184,9 @@ def _python_dispatchers(tileset, log, seats: list[SeatPlayer]):
              choice_count, rng):
         seat = seats[player]
         if seat.kind == KIND_BUILTIN:
-            pick = choose_tree(policy, strategies, params, tiles, table, player, choice_colours,
-                               choice_zones, choice_count, rng)
+            with stop_signals_held():
+                pick = choose_tree(policy, strategies, params, tiles, table, player,
+                                   choice_colours, choice_zones, choice_count, rng)
         elif seat.kind == KIND_COMPILED:
             pick = seat.compiled_tree(params, tiles, table, player, choice_colours, choice_zones,
                                       choice_count, rng)

@@ -45,7 +45,7 @@ from sim.games.legendary_forests.rules import (
     reset_table,
     tree_phase_seat,
 )
-from sim.jit import entry, inlined
+from sim.jit import entry, inlined, stop_signals_held
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     USER_POLICY_BASE,
@@ -261,11 +261,13 @@ def run_shard(tileset_arrays, players, removed_tiles, trees_per_colour_per_playe
     kernel = play_games if variant is None else variant.play_games
     if variant is not None and variant.compile_seconds[0] is None and games > 0:
         start = time.perf_counter()
-        kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-               *(argument[:1] for argument in arguments), results, strategies)
+        with stop_signals_held():
+            kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+                   *(argument[:1] for argument in arguments), results, strategies)
         variant.compile_seconds[0] = time.perf_counter() - start
-    kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-           *arguments, results, strategies)
+    with stop_signals_held():
+        kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+               *arguments, results, strategies)
     return results
 
 
@@ -279,10 +281,12 @@ def play_one(tileset_arrays, players, removed_tiles, trees_per_colour_per_player
     results = new_shard_results(1, players, tile_count - 1 - removed_tiles)
     kernel = play_games if variant is None else variant.play_games
     seat_policy = np.ascontiguousarray(np.asarray(seat_policy, dtype=np.int8)[None])
-    kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
-           np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
-           seat_policy, np.ascontiguousarray(np.asarray(seat_params, dtype=np.float64)[None]),
-           results, strategy_table(seat_policy, tileset_arrays, table, work))
+    strategies = strategy_table(seat_policy, tileset_arrays, table, work)
+    with stop_signals_held():
+        kernel(tileset_arrays, table, work, log, removed_tiles, trees_per_colour_per_player,
+               np.array([deal_seed], dtype=np.uint64), np.array([strategy_seed], dtype=np.uint64),
+               seat_policy, np.ascontiguousarray(np.asarray(seat_params, dtype=np.float64)[None]),
+               results, strategies)
     return table, log
 
 _RULES = "sim.games.legendary_forests.rules"
