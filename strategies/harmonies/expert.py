@@ -53,20 +53,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.games.harmonies.colours import BLUE, BUILDING_REQUIREMENT, YELLOW
 from sim.games.harmonies.gains import (
     copy_local_view,
-    fast_local_gain,
-    field_gain,
     holds_placed_spirit,
     invalidate,
-    island_gain,
     note_token_in_view,
     note_token_placed,
     prepare_local_view,
     refresh,
-    river_gain,
-    spirit_gain,
 )
 from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
@@ -109,11 +103,12 @@ from strategies.harmonies.valued import (
     choose_targets,
     estimate_supply,
     fresh_chance,
+    habitat_token_count,
     hex_potential,
     next_cube_points,
     placement_chance,
-    requirement_colour,
     targets_touching,
+    token_score_gain,
     turns_left_estimate,
 )
 
@@ -345,17 +340,7 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later):
                                                taken, 1)
     cells = tables.card_cell_count[card]
     fresh = fresh_chance(tables.card_requirement[card], cells, supply)
-    levels = 0
-    for cell in range(cells):
-        requirement = tables.card_requirement[card, cell]
-        if requirement == BUILDING_REQUIREMENT:
-            levels += 2
-        else:
-            level = 0
-            while requirement_colour(requirement, level) >= 0:
-                level += 1
-            levels += level
-    buildable = turns_left * 1.5 / levels
+    buildable = turns_left * 1.5 / habitat_token_count(tables, card)
     worth = float(tables.card_points[card, 0]) * chance
     for cube in range(1, tables.card_cube_count[card]):
         step = tables.card_points[card, cube] - tables.card_points[card, cube - 1]
@@ -401,28 +386,7 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
     charge on an empty hex. The board is left unchanged."""
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
     neighbours = tables.neighbours
-    scratch, cache = work.scratch, work.cache
-    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
-                                  tables.building_points, tables.building_min_colours, heights,
-                                  player, work.trial_view, hex_index, colour))
-    if colour == YELLOW:
-        value += field_gain(neighbours, cache.yellow_labels, cache.yellow_sizes,
-                            tables.field_min_group, tables.field_group_points, hex_index)
-    elif colour == BLUE:
-        if tables.water_is_river:
-            heights[player, hex_index] = 1  # blue only goes on empty hexes
-            stacks[player, hex_index, 0] = BLUE
-            value += river_gain(neighbours, cache.blue_labels, cache.blue_diameters,
-                                cache.numbers, tables.river_points,
-                                tables.river_points_per_extra_token, scratch.member,
-                                scratch.distance, scratch.queue, hex_index)
-            heights[player, hex_index] = 0
-        else:
-            value += island_gain(neighbours, tables.island_points, cache.numbers, stacks,
-                                 heights, player, scratch.member, scratch.labels,
-                                 scratch.sizes, scratch.queue, hex_index)
-    if spirit_placed:
-        value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
+    value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
     height = heights[player, hex_index]
     if height == 0:
         value -= space_charge

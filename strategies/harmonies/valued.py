@@ -417,6 +417,22 @@ def targets_touching(work, hex_index):
 
 
 @compiled(always_inline=True)
+def habitat_token_count(tables, card):
+    """Tokens a fresh habitat of ``card`` takes (a building counts 2: its base and the red)."""
+    tokens = 0
+    for cell in range(tables.card_cell_count[card]):
+        requirement = tables.card_requirement[card, cell]
+        if requirement == BUILDING_REQUIREMENT:
+            tokens += 2
+        else:
+            level = 0
+            while requirement_colour(requirement, level) >= 0:
+                level += 1
+            tokens += level
+    return tokens
+
+
+@compiled(always_inline=True)
 def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
     """Expected points of taking ``card`` now: its first cube at the likeliest spot of the
     board, later cubes on a fresh habitat each (animals: a little less likely each time;
@@ -427,16 +443,7 @@ def card_offer_worth(tables, public, player, card, supply, policy, turns_left):
         return 0.0
     cells = tables.card_cell_count[card]
     fresh = fresh_chance(tables.card_requirement[card], cells, supply)
-    levels = 0
-    for cell in range(cells):
-        requirement = tables.card_requirement[card, cell]
-        if requirement == BUILDING_REQUIREMENT:
-            levels += 2
-        else:
-            level = 0
-            while requirement_colour(requirement, level) >= 0:
-                level += 1
-            levels += level
+    levels = habitat_token_count(tables, card)
     cubes = tables.card_cube_count[card]
     if tables.card_is_spirit[card]:
         return SPIRIT_EXPECTED_POINTS * chance
@@ -487,11 +494,11 @@ def valued_card_choice(tables, public, player, generator, work, policy):
 
 
 @compiled(always_inline=True)
-def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
-                spirit_placed, cards_before):
-    """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
-    weighted change of potentials and of card progress. The board is left unchanged."""
-    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+def token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed):
+    """What a ``colour`` token on the legal ``hex_index`` adds to the score now (landscapes,
+    water, and a placed spirit's bonus), from ``work``'s local view and gain cache. The board
+    is left unchanged."""
+    stacks, heights = public.stacks, public.heights
     neighbours = tables.neighbours
     scratch, cache = work.scratch, work.cache
     value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
@@ -515,6 +522,17 @@ def token_value(tables, public, player, work, hex_index, colour, w_potential, w_
                                  scratch.sizes, scratch.queue, hex_index)
     if spirit_placed:
         value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
+    return value
+
+
+@compiled(always_inline=True)
+def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                spirit_placed, cards_before):
+    """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
+    weighted change of potentials and of card progress. The board is left unchanged."""
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    neighbours = tables.neighbours
+    value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
     touches_target = w_cards > 0 and targets_touching(work, hex_index)
     token_cost = work.parameters[player, SLOT_COST]
     potential_before = 0.0
