@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,7 @@ from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig,
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
+from sim.jit import stop_signals_held
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.store import (
     INPUT_DIR,
@@ -102,8 +107,24 @@ def game_design(config: BatchConfig, first_game: int, games: int):
     return game_ids, deal_ids, replicates, np.ascontiguousarray(seat_lineup)
 
 
-def play_shard_task(task: ShardTask) -> ShardOutput:
-    """Play one shard and encode its files (runs in a worker process)."""
+@dataclass(frozen=True)
+class PlayedShard:
+    """A shard whose games are played, before its files are encoded (``encode_shard``)."""
+
+    task: ShardTask
+    specs: list
+    game_ids: np.ndarray
+    deal_ids: np.ndarray
+    replicates: np.ndarray
+    seat_lineup: np.ndarray
+    deals: np.ndarray
+    strategies: np.ndarray
+    columns: dict
+    start: float
+
+
+def play_shard_games(task: ShardTask) -> PlayedShard:
+    """Play the games of one shard (the compiled kernel; it releases the GIL meanwhile)."""
     start = time.perf_counter()
     config = task.config
     game = get_game(config.game)
@@ -116,17 +137,25 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     traced = {"trace": True} if config.trace else {}
     columns = game.play_shard(task.data, config.players, config.rules, specs, seat_lineup,
                               deals, strategies, **traced)
+    return PlayedShard(task, specs, game_ids, deal_ids, replicates, seat_lineup, deals,
+                       strategies, columns, start)
+
+
+def encode_shard(played: PlayedShard) -> ShardOutput:
+    """The files of a played shard as bytes: its rows (or summary) and its notable games."""
+    task, config, columns = played.task, played.task.config, played.columns
+    game = get_game(config.game)
     players = config.players
     labels = np.array(config.lineup, dtype=object)
     common = {
-        "game_id": np.repeat(game_ids, players),
-        "deal_id": np.repeat(deal_ids, players),
-        "replicate": np.repeat(replicates, players).astype(np.int32),
-        "deal_seed": np.repeat(deals, players),
-        "strategy_seed": np.repeat(strategies, players),
+        "game_id": np.repeat(played.game_ids, players),
+        "deal_id": np.repeat(played.deal_ids, players),
+        "replicate": np.repeat(played.replicates, players).astype(np.int32),
+        "deal_seed": np.repeat(played.deals, players),
+        "strategy_seed": np.repeat(played.strategies, players),
         "players": np.full(task.games * players, players, dtype=np.int8),
         "seat": columns["seat"].astype(np.int8),
-        "strategy": pl.Series("strategy", labels[seat_lineup.reshape(-1)].tolist(),
+        "strategy": pl.Series("strategy", labels[played.seat_lineup.reshape(-1)].tolist(),
                               dtype=pl.String),
         "score": columns["score"].astype(np.int16),
         "rank": columns["rank"].astype(np.int8),
@@ -135,12 +164,19 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     rows = rows_frame(common, columns, config.rules)
     if config.tags:
         rows = rows.with_columns(pl.lit(value).alias(name) for name, value in config.tags.items())
-    notable = notable_games(game, task, rows, specs, seat_lineup, deals, strategies)
+    notable = notable_games(game, task, rows, played.specs, played.seat_lineup, played.deals,
+                            played.strategies)
     if config.store == "rows":
         result = parquet_bytes(rows)
     else:
         result = parquet_bytes(summary_frame(rows, config.rules))
-    return ShardOutput(task.index, task.games, result, notable, time.perf_counter() - start)
+    return ShardOutput(task.index, task.games, result, notable,
+                       time.perf_counter() - played.start)
+
+
+def play_shard_task(task: ShardTask) -> ShardOutput:
+    """Play one shard and encode its files (what a worker process runs)."""
+    return encode_shard(play_shard_games(task))
 
 
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
@@ -459,16 +495,145 @@ def _pending_shards(config: BatchConfig, done: dict[int, Any]) -> Iterator[int]:
     return (index for index in range(config.shards) if index not in done)
 
 
+def _thread_holding_stop_signals(function, *arguments) -> threading.Thread:
+    """A daemon thread running ``function``, started with SIGINT and SIGTERM held back in it
+    (a thread inherits the mask of the thread that starts it): a Ctrl-C always goes to the main
+    thread, never to a helper thread while the main thread is in a kernel (see
+    ``sim.jit.stop_signals_held``)."""
+    thread = threading.Thread(target=function, args=arguments, daemon=True,
+                              name=f"sim-{function.__name__}")
+    with stop_signals_held():
+        thread.start()
+    return thread
+
+
+def _run_pipelined(tasks: Iterable[ShardTask]) -> Iterator[ShardOutput]:
+    """One worker, the main thread: while a helper thread encodes shard k (rows, notable
+    games' replays, Parquet), the kernel plays shard k + 1 (it releases the GIL). Outputs
+    come in shard order; an error while encoding reaches the caller when that shard's output
+    is due, so the shard is never written."""
+    jobs: queue.Queue = queue.Queue()
+    done: queue.Queue = queue.Queue()
+
+    def encode_shards() -> None:
+        while (played := jobs.get()) is not None:
+            try:
+                done.put((encode_shard(played), None))
+            except BaseException as error:  # handed to the main thread, raised there
+                done.put((None, error))
+
+    encoder = _thread_holding_stop_signals(encode_shards)
+    waiting = 0
+    try:
+        for task in tasks:
+            played = play_shard_games(task)
+            if waiting:
+                output, error = done.get()
+                waiting -= 1
+                if error is not None:
+                    raise error
+                yield output
+            jobs.put(played)
+            waiting += 1
+        while waiting:
+            output, error = done.get()
+            waiting -= 1
+            if error is not None:
+                raise error
+            yield output
+    finally:
+        jobs.put(None)
+        encoder.join()
+
+
+def _unblock_stop_signals() -> None:
+    """Worker initializer: a worker started while the parent held SIGINT and SIGTERM back
+    inherits the mask; it takes them as usual."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _run_with_pool(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
+    """``workers`` processes: this one plays shards as in a one-worker run, and a pool of
+    ``workers - 1`` loky processes plays the others, fed by a helper thread that hands a pool
+    worker its next shard as soon as it finishes one (the kernel releases the GIL, so it does
+    so while this process plays). This process starts playing at once, while the pool's
+    processes start Python and load the kernels; and both sides take shards from one queue,
+    so they end within a shard of each other."""
+    from joblib.externals.loky import get_reusable_executor
+
+    tasks = iter(tasks)
+    lock = threading.Lock()
+    stop = threading.Event()
+    finished: queue.Queue = queue.Queue()
+    slots = workers - 1
+
+    def next_task() -> ShardTask | None:
+        with lock:
+            return None if stop.is_set() else next(tasks, None)
+
+    with stop_signals_held():  # the pool's threads here and its processes inherit the mask
+        executor = get_reusable_executor(max_workers=slots, initializer=_unblock_stop_signals,
+                                         env={"POLARS_MAX_THREADS": "1"})
+
+    def feed_pool() -> None:
+        in_flight: set = set()
+        try:
+            while True:
+                while len(in_flight) < slots and (task := next_task()) is not None:
+                    in_flight.add(executor.submit(play_shard_task, task))
+                if not in_flight:
+                    return
+                ready, in_flight = futures_wait(in_flight, timeout=0.2,
+                                                return_when=FIRST_COMPLETED)
+                for future in ready:
+                    finished.put(future)
+                if stop.is_set():
+                    for future in in_flight:
+                        future.cancel()
+                    return
+        except BaseException as error:  # handed to the main thread, raised there
+            finished.put(error)
+        finally:
+            finished.put(None)
+
+    feeder = _thread_holding_stop_signals(feed_pool)
+    pool_done = False
+
+    def take(block: bool) -> Iterator[ShardOutput]:
+        nonlocal pool_done
+        while not pool_done:
+            try:
+                item = finished.get(block=block)
+            except queue.Empty:
+                return
+            if item is None:
+                pool_done = True
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item.result()
+
+    try:
+        while (task := next_task()) is not None:
+            yield play_shard_task(task)
+            yield from take(block=False)
+        yield from take(block=True)
+    except BaseException:
+        stop.set()
+        feeder.join()
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
+    finally:
+        stop.set()
+        feeder.join()
+
+
 def _run_local(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
     if workers == 1:
-        for task in tasks:
-            yield play_shard_task(task)
-        return
-    from joblib import Parallel, delayed
-
-    parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered",
-                        pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(play_shard_task)(task) for task in tasks)
+        yield from _run_pipelined(tasks)
+    else:
+        yield from _run_with_pool(tasks, workers)
 
 
 def _run_dask(tasks: Iterable[ShardTask], workers: int,
