@@ -147,7 +147,7 @@ def encode_shard(played: PlayedShard) -> ShardOutput:
     task, config, columns = played.task, played.task.config, played.columns
     game = get_game(config.game)
     players = config.players
-    labels = np.array(config.lineup, dtype=object)
+    labels = pl.Series("strategy", list(config.lineup), dtype=pl.String)
     common = {
         "game_id": np.repeat(played.game_ids, players),
         "deal_id": np.repeat(played.deal_ids, players),
@@ -156,8 +156,7 @@ def encode_shard(played: PlayedShard) -> ShardOutput:
         "strategy_seed": np.repeat(played.strategies, players),
         "players": np.full(task.games * players, players, dtype=np.int8),
         "seat": columns["seat"].astype(np.int8),
-        "strategy": pl.Series("strategy", labels[played.seat_lineup.reshape(-1)].tolist(),
-                              dtype=pl.String),
+        "strategy": labels.gather(played.seat_lineup.reshape(-1)),
         "score": columns["score"].astype(np.int16),
         "rank": columns["rank"].astype(np.int8),
         "win": columns["win"].astype(np.float32),
