@@ -553,15 +553,36 @@ def _unblock_stop_signals() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
-def _run_with_pool(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
+def _warm_up(game_name: str) -> None:
+    """A pool worker's first task: import the game (and with it numpy, numba, polars)."""
+    get_game(game_name)
+
+
+def _start_pool(processes: int, game_name: str):
+    """The loky pool of a run with more than one worker, started before the run prepares its
+    folder, so its processes start Python and import the game meanwhile. Its helper threads in
+    this process and its processes start with SIGINT and SIGTERM held back (the processes take
+    them again in ``_unblock_stop_signals``). loky keeps the pool for the next run in this
+    process (a sweep's points)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    with stop_signals_held():
+        executor = get_reusable_executor(max_workers=processes,
+                                         initializer=_unblock_stop_signals,
+                                         env={"POLARS_MAX_THREADS": "1"})
+        for _ in range(processes):
+            executor.submit(_warm_up, game_name)
+    return executor
+
+
+def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
+                   executor) -> Iterator[ShardOutput]:
     """``workers`` processes: this one plays shards as in a one-worker run, and a pool of
     ``workers - 1`` loky processes plays the others, fed by a helper thread that hands a pool
     worker its next shard as soon as it finishes one (the kernel releases the GIL, so it does
     so while this process plays). This process starts playing at once, while the pool's
     processes start Python and load the kernels; and both sides take shards from one queue,
     so they end within a shard of each other."""
-    from joblib.externals.loky import get_reusable_executor
-
     tasks = iter(tasks)
     lock = threading.Lock()
     stop = threading.Event()
@@ -571,10 +592,6 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOu
     def next_task() -> ShardTask | None:
         with lock:
             return None if stop.is_set() else next(tasks, None)
-
-    with stop_signals_held():  # the pool's threads here and its processes inherit the mask
-        executor = get_reusable_executor(max_workers=slots, initializer=_unblock_stop_signals,
-                                         env={"POLARS_MAX_THREADS": "1"})
 
     def feed_pool() -> None:
         in_flight: set = set()
@@ -629,11 +646,13 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOu
         feeder.join()
 
 
-def _run_local(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
+def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[ShardOutput]:
+    """Outputs of the local backend: one worker pipelined, more with ``pool`` (``_start_pool``
+    with ``workers - 1`` processes)."""
     if workers == 1:
         yield from _run_pipelined(tasks)
     else:
-        yield from _run_with_pool(tasks, workers)
+        yield from _run_with_pool(tasks, workers, pool)
 
 
 def _run_dask(tasks: Iterable[ShardTask], workers: int,
@@ -740,6 +759,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
     workers = workers or os.cpu_count() or 1
     game = get_game(config.game)
+    pool = _start_pool(workers - 1, config.game) if backend == "local" and workers > 1 else None
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
         where = config.data_file or "the shipped data"
@@ -762,7 +782,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         progress(games_done, config.games)
     pause_marker = os.environ.get(PAUSE_BETWEEN_SHARD_FILES)
     tasks = shard_tasks(config, data, pending)
-    outputs = _run_local(tasks, workers) if backend == "local" else \
+    outputs = _run_local(tasks, workers, pool) if backend == "local" else \
         _run_dask(tasks, workers, scheduler)
     start = time.perf_counter()
     played = 0
