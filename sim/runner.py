@@ -558,21 +558,40 @@ def _warm_up(game_name: str) -> None:
     get_game(game_name)
 
 
+# The pool of the last multi-worker run, by size: the next run in this process (a sweep's
+# points) reuses its warm processes. Not loky's reusable executor, which joblib's own
+# (``sim tournament``) would then take over and fail on.
+_POOLS: dict[int, Any] = {}
+
+
 def _start_pool(processes: int, game_name: str):
     """The loky pool of a run with more than one worker, started before the run prepares its
     folder, so its processes start Python and import the game meanwhile. Its helper threads in
     this process and its processes start with SIGINT and SIGTERM held back (the processes take
-    them again in ``_unblock_stop_signals``). loky keeps the pool for the next run in this
-    process (a sweep's points)."""
-    from joblib.externals.loky import get_reusable_executor
+    them again in ``_unblock_stop_signals``). Idle processes end after five minutes."""
+    from joblib.externals.loky import ProcessPoolExecutor
 
+    executor = _POOLS.get(processes)
     with stop_signals_held():
-        executor = get_reusable_executor(max_workers=processes,
-                                         initializer=_unblock_stop_signals,
-                                         env={"POLARS_MAX_THREADS": "1"})
-        for _ in range(processes):
-            executor.submit(_warm_up, game_name)
+        if executor is None:
+            _discard_pools()
+            executor = _POOLS[processes] = ProcessPoolExecutor(
+                max_workers=processes, timeout=300, initializer=_unblock_stop_signals,
+                env={"POLARS_MAX_THREADS": "1"})
+        try:
+            for _ in range(processes):
+                executor.submit(_warm_up, game_name)
+        except RuntimeError:  # a pool broken or shut down since: a new one
+            _POOLS.pop(processes, None)
+            return _start_pool(processes, game_name)
     return executor
+
+
+def _discard_pools() -> None:
+    """Stop every kept pool's processes (after an error or Ctrl-C, or for another size)."""
+    while _POOLS:
+        _, executor = _POOLS.popitem()
+        executor.shutdown(wait=False, kill_workers=True)
 
 
 def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
@@ -639,7 +658,7 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
     except BaseException:
         stop.set()
         feeder.join()
-        executor.shutdown(wait=False, kill_workers=True)
+        _discard_pools()
         raise
     finally:
         stop.set()
