@@ -117,10 +117,12 @@ def compiled(function=None, *, refcounts: bool = False, always_inline: bool = Fa
 
 def entry(function):
     """Decorator: a kernel Python calls (a shard of games in one call), compiled without
-    reference counting like ``compiled`` but with the CPython wrapper."""
+    reference counting like ``compiled`` but with the CPython wrapper. It releases the GIL
+    while it plays (``nogil``): the runner's other threads (a shard's encoding, the worker
+    pool's queues) go on meanwhile."""
     if config.DISABLE_JIT:
         return _plain(function)
-    return njit(cache=True, _nrt=False)(function)
+    return njit(cache=True, _nrt=False, nogil=True)(function)
 
 
 def inlined(function):

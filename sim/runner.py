@@ -10,7 +10,8 @@ the seats) and over P rotations each strategy sits in every seat equally often, 
 comparable. With more strategies than seats (K > P), seat ``s`` gets ``pool[(r + s) % K]``.
 
 A shard is a contiguous range of games: one compiled call that returns arrays, turned into one
-Parquet file by the worker and written by the parent. Results never depend on the worker count,
+Parquet file by the worker and written by the main process (how the work overlaps:
+``docs/architecture.md``, "How a batch is played"). Results never depend on the worker count,
 the shard size or the backend, only on the config.
 """
 
@@ -18,9 +19,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,7 @@ from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig,
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
+from sim.jit import stop_signals_held
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.store import (
     INPUT_DIR,
@@ -102,8 +108,24 @@ def game_design(config: BatchConfig, first_game: int, games: int):
     return game_ids, deal_ids, replicates, np.ascontiguousarray(seat_lineup)
 
 
-def play_shard_task(task: ShardTask) -> ShardOutput:
-    """Play one shard and encode its files (runs in a worker process)."""
+@dataclass(frozen=True)
+class PlayedShard:
+    """A shard whose games are played, before its files are encoded (``encode_shard``)."""
+
+    task: ShardTask
+    specs: list
+    game_ids: np.ndarray
+    deal_ids: np.ndarray
+    replicates: np.ndarray
+    seat_lineup: np.ndarray
+    deals: np.ndarray
+    strategies: np.ndarray
+    columns: dict
+    start: float
+
+
+def play_shard_games(task: ShardTask) -> PlayedShard:
+    """Play the games of one shard (the compiled kernel; it releases the GIL meanwhile)."""
     start = time.perf_counter()
     config = task.config
     game = get_game(config.game)
@@ -116,18 +138,25 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     traced = {"trace": True} if config.trace else {}
     columns = game.play_shard(task.data, config.players, config.rules, specs, seat_lineup,
                               deals, strategies, **traced)
+    return PlayedShard(task, specs, game_ids, deal_ids, replicates, seat_lineup, deals,
+                       strategies, columns, start)
+
+
+def encode_shard(played: PlayedShard) -> ShardOutput:
+    """The files of a played shard as bytes: its rows (or summary) and its notable games."""
+    task, config, columns = played.task, played.task.config, played.columns
+    game = get_game(config.game)
     players = config.players
-    labels = np.array(config.lineup, dtype=object)
+    labels = pl.Series("strategy", list(config.lineup), dtype=pl.String)
     common = {
-        "game_id": np.repeat(game_ids, players),
-        "deal_id": np.repeat(deal_ids, players),
-        "replicate": np.repeat(replicates, players).astype(np.int32),
-        "deal_seed": np.repeat(deals, players),
-        "strategy_seed": np.repeat(strategies, players),
+        "game_id": np.repeat(played.game_ids, players),
+        "deal_id": np.repeat(played.deal_ids, players),
+        "replicate": np.repeat(played.replicates, players).astype(np.int32),
+        "deal_seed": np.repeat(played.deals, players),
+        "strategy_seed": np.repeat(played.strategies, players),
         "players": np.full(task.games * players, players, dtype=np.int8),
         "seat": columns["seat"].astype(np.int8),
-        "strategy": pl.Series("strategy", labels[seat_lineup.reshape(-1)].tolist(),
-                              dtype=pl.String),
+        "strategy": labels.gather(played.seat_lineup.reshape(-1)),
         "score": columns["score"].astype(np.int16),
         "rank": columns["rank"].astype(np.int8),
         "win": columns["win"].astype(np.float32),
@@ -135,12 +164,19 @@ def play_shard_task(task: ShardTask) -> ShardOutput:
     rows = rows_frame(common, columns, config.rules)
     if config.tags:
         rows = rows.with_columns(pl.lit(value).alias(name) for name, value in config.tags.items())
-    notable = notable_games(game, task, rows, specs, seat_lineup, deals, strategies)
+    notable = notable_games(game, task, rows, played.specs, played.seat_lineup, played.deals,
+                            played.strategies)
     if config.store == "rows":
         result = parquet_bytes(rows)
     else:
         result = parquet_bytes(summary_frame(rows, config.rules))
-    return ShardOutput(task.index, task.games, result, notable, time.perf_counter() - start)
+    return ShardOutput(task.index, task.games, result, notable,
+                       time.perf_counter() - played.start)
+
+
+def play_shard_task(task: ShardTask) -> ShardOutput:
+    """Play one shard and encode its files (what a worker process runs)."""
+    return encode_shard(play_shard_games(task))
 
 
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
@@ -459,16 +495,183 @@ def _pending_shards(config: BatchConfig, done: dict[int, Any]) -> Iterator[int]:
     return (index for index in range(config.shards) if index not in done)
 
 
-def _run_local(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardOutput]:
-    if workers == 1:
-        for task in tasks:
-            yield play_shard_task(task)
-        return
-    from joblib import Parallel, delayed
+def _thread_holding_stop_signals(function, *arguments) -> threading.Thread:
+    """A daemon thread running ``function``, started with SIGINT and SIGTERM held back in it
+    (a thread inherits the mask of the thread that starts it): a Ctrl-C always goes to the main
+    thread, never to a helper thread while the main thread is in a kernel (see
+    ``sim.jit.stop_signals_held``)."""
+    thread = threading.Thread(target=function, args=arguments, daemon=True,
+                              name=f"sim-{function.__name__}")
+    with stop_signals_held():
+        thread.start()
+    return thread
 
-    parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered",
-                        pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(play_shard_task)(task) for task in tasks)
+
+def _run_pipelined(tasks: Iterable[ShardTask]) -> Iterator[ShardOutput]:
+    """One worker, the main thread: while a helper thread encodes shard k (rows, notable
+    games' replays, Parquet), the kernel plays shard k + 1 (it releases the GIL). Outputs
+    come in shard order; an error while encoding reaches the caller when that shard's output
+    is due, so the shard is never written."""
+    jobs: queue.Queue = queue.Queue()
+    done: queue.Queue = queue.Queue()
+
+    def encode_shards() -> None:
+        while (played := jobs.get()) is not None:
+            try:
+                done.put((encode_shard(played), None))
+            except BaseException as error:  # handed to the main thread, raised there
+                done.put((None, error))
+
+    encoder = _thread_holding_stop_signals(encode_shards)
+    waiting = 0
+    try:
+        for task in tasks:
+            played = play_shard_games(task)
+            if waiting:
+                output, error = done.get()
+                waiting -= 1
+                if error is not None:
+                    raise error
+                yield output
+            jobs.put(played)
+            waiting += 1
+        while waiting:
+            output, error = done.get()
+            waiting -= 1
+            if error is not None:
+                raise error
+            yield output
+    finally:
+        jobs.put(None)
+        encoder.join()
+
+
+def _unblock_stop_signals() -> None:
+    """Worker initializer: a worker started while the parent held SIGINT and SIGTERM back
+    inherits the mask; it takes them as usual."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _warm_up(game_name: str) -> None:
+    """A pool worker's first task: import the game (and with it numpy, numba, polars)."""
+    get_game(game_name)
+
+
+# The pool of the last multi-worker run, by size: the next run in this process (a sweep's
+# points) reuses its warm processes. Not loky's reusable executor, which joblib's own
+# (``sim tournament``) would then take over and fail on.
+_POOLS: dict[int, Any] = {}
+
+
+def _start_pool(processes: int, game_name: str):
+    """The loky pool of a run with more than one worker, started before the run prepares its
+    folder, so its processes start Python and import the game meanwhile. Its helper threads in
+    this process and its processes start with SIGINT and SIGTERM held back (the processes take
+    them again in ``_unblock_stop_signals``). Idle processes end after five minutes."""
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    executor = _POOLS.get(processes)
+    with stop_signals_held():
+        if executor is None:
+            _discard_pools()
+            executor = _POOLS[processes] = ProcessPoolExecutor(
+                max_workers=processes, timeout=300, initializer=_unblock_stop_signals,
+                env={"POLARS_MAX_THREADS": "1"})
+        try:
+            for _ in range(processes):
+                executor.submit(_warm_up, game_name)
+        except RuntimeError:  # a pool broken or shut down since: a new one
+            _POOLS.pop(processes, None)
+            return _start_pool(processes, game_name)
+    return executor
+
+
+def _discard_pools() -> None:
+    """Stop every kept pool's processes (after an error or Ctrl-C, or for another size)."""
+    while _POOLS:
+        _, executor = _POOLS.popitem()
+        executor.shutdown(wait=False, kill_workers=True)
+
+
+def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
+                   executor) -> Iterator[ShardOutput]:
+    """``workers`` processes: this one plays shards as in a one-worker run, and a pool of
+    ``workers - 1`` loky processes plays the others, fed by a helper thread that hands a pool
+    worker its next shard as soon as it finishes one (the kernel releases the GIL, so it does
+    so while this process plays). This process starts playing at once, while the pool's
+    processes start Python and load the kernels; and both sides take shards from one queue,
+    so they end within a shard of each other."""
+    tasks = iter(tasks)
+    lock = threading.Lock()
+    stop = threading.Event()
+    finished: queue.Queue = queue.Queue()
+    slots = workers - 1
+
+    def next_task() -> ShardTask | None:
+        with lock:
+            return None if stop.is_set() else next(tasks, None)
+
+    def feed_pool() -> None:
+        in_flight: set = set()
+        try:
+            while True:
+                while len(in_flight) < slots and (task := next_task()) is not None:
+                    in_flight.add(executor.submit(play_shard_task, task))
+                if not in_flight:
+                    return
+                ready, in_flight = futures_wait(in_flight, timeout=0.2,
+                                                return_when=FIRST_COMPLETED)
+                for future in ready:
+                    finished.put(future)
+                if stop.is_set():
+                    for future in in_flight:
+                        future.cancel()
+                    return
+        except BaseException as error:  # handed to the main thread, raised there
+            finished.put(error)
+        finally:
+            finished.put(None)
+
+    feeder = _thread_holding_stop_signals(feed_pool)
+    pool_done = False
+
+    def take(block: bool) -> Iterator[ShardOutput]:
+        nonlocal pool_done
+        while not pool_done:
+            try:
+                item = finished.get(block=block)
+            except queue.Empty:
+                return
+            if item is None:
+                pool_done = True
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item.result()
+
+    try:
+        while (task := next_task()) is not None:
+            yield play_shard_task(task)
+            yield from take(block=False)
+        yield from take(block=True)
+    except BaseException:
+        stop.set()
+        feeder.join()
+        _discard_pools()
+        raise
+    finally:
+        stop.set()
+        feeder.join()
+
+
+def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[ShardOutput]:
+    """Outputs of the local backend: one worker pipelined, more with ``pool`` (``_start_pool``
+    with ``workers - 1`` processes)."""
+    if workers == 1:
+        yield from _run_pipelined(tasks)
+    else:
+        yield from _run_with_pool(tasks, workers, pool)
 
 
 def _run_dask(tasks: Iterable[ShardTask], workers: int,
@@ -575,6 +778,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
     workers = workers or os.cpu_count() or 1
     game = get_game(config.game)
+    pool = _start_pool(workers - 1, config.game) if backend == "local" and workers > 1 else None
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
         where = config.data_file or "the shipped data"
@@ -597,7 +801,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         progress(games_done, config.games)
     pause_marker = os.environ.get(PAUSE_BETWEEN_SHARD_FILES)
     tasks = shard_tasks(config, data, pending)
-    outputs = _run_local(tasks, workers) if backend == "local" else \
+    outputs = _run_local(tasks, workers, pool) if backend == "local" else \
         _run_dask(tasks, workers, scheduler)
     start = time.perf_counter()
     played = 0

@@ -1,0 +1,83 @@
+"""The runner's overlap of play and encoding: a shard encoded in a helper thread (one worker)
+or played beside a pool (several) is written, recorded and reported like any other; an error
+while encoding shard k reaches the user and shard k is never marked done."""
+
+import threading
+
+import pytest
+from typer.testing import CliRunner
+
+from sim import runner
+from sim.cli import app
+from sim.config import load_config
+from sim.errors import InputError
+from sim.store import read_manifest
+from tests.runner.test_runner import all_rows, write_config
+
+FAILING_SHARD = 2
+
+
+def failing_encoder(monkeypatch, error: BaseException, threads: list):
+    """Make ``encode_shard`` raise ``error`` for shard ``FAILING_SHARD`` (and note the
+    threads it runs in)."""
+    encode = runner.encode_shard
+
+    def encode_or_fail(played):
+        threads.append(threading.current_thread())
+        if played.task.index == FAILING_SHARD:
+            raise error
+        return encode(played)
+
+    monkeypatch.setattr(runner, "encode_shard", encode_or_fail)
+
+
+def test_an_encoding_error_reaches_the_user_and_its_shard_is_not_done(tmp_path, monkeypatch):
+    threads: list = []
+    failing_encoder(monkeypatch, InputError("disk says no (shard 2)"), threads)
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path)), "--out", str(run_dir),
+                                      "--workers", "1", "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == "error: disk says no (shard 2)"
+    # Encoding ran beside the kernel, not in the main thread.
+    assert threads and all(thread is not threading.main_thread() for thread in threads)
+    manifest = read_manifest(run_dir)
+    assert manifest["shards_done"] == [0, 1]
+    assert manifest["status"] != "complete"
+    assert not (run_dir / "shards" / "shard-000002.parquet").exists()
+    assert not list(run_dir.rglob("*.tmp"))
+    # The resume plays the failed shard and what followed it, and the batch is whole.
+    monkeypatch.undo()
+    config = load_config(write_config(tmp_path), {"output": str(run_dir)})
+    summary = runner.run_batch(config, workers=1, resume=True)
+    assert summary.complete and summary.games_played == 400
+    assert all_rows(run_dir)["game_id"].n_unique() == 600
+
+
+def test_an_unexpected_encoding_error_keeps_its_type(tmp_path, monkeypatch):
+    failing_encoder(monkeypatch, MemoryError("no room for shard 2"), [])
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run")})
+    with pytest.raises(MemoryError, match="no room for shard 2"):
+        runner.run_batch(config, workers=1)
+    assert read_manifest(tmp_path / "run")["shards_done"] == [0, 1]
+    # The helper thread is gone with the run.
+    assert not [t for t in threading.enumerate() if t.name.startswith("sim-encode")]
+
+
+def test_with_two_workers_this_process_and_the_pool_both_play(tmp_path, monkeypatch):
+    played_here: list[int] = []
+    play = runner.play_shard_task
+
+    def play_and_note(task):
+        played_here.append(task.index)
+        return play(task)
+
+    # Only this process sees the patch: the pool's processes play the other shards.
+    monkeypatch.setattr(runner, "play_shard_task", play_and_note)
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "shard_size": 50})
+    summary = runner.run_batch(config, workers=2)
+    assert summary.complete
+    assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(12))
+    assert 0 < len(played_here) < 12
+    assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
