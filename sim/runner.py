@@ -522,35 +522,42 @@ def _run_pipelined(tasks: Iterable[ShardTask]) -> Iterator[ShardOutput]:
             except BaseException as error:  # handed to the main thread, raised there
                 done.put((None, error))
 
+    def next_encoded() -> ShardOutput:
+        output, error = done.get()
+        if error is not None:
+            raise error
+        return output
+
     encoder = _thread_holding_stop_signals(encode_shards)
     waiting = 0
     try:
         for task in tasks:
             played = play_shard_games(task)
             if waiting:
-                output, error = done.get()
                 waiting -= 1
-                if error is not None:
-                    raise error
-                yield output
+                yield next_encoded()
             jobs.put(played)
             waiting += 1
         while waiting:
-            output, error = done.get()
             waiting -= 1
-            if error is not None:
-                raise error
-            yield output
+            yield next_encoded()
     finally:
         jobs.put(None)
         encoder.join()
 
 
-def _unblock_stop_signals() -> None:
-    """Worker initializer: a worker started while the parent held SIGINT and SIGTERM back
-    inherits the mask; it takes them as usual."""
+def _start_pool_worker() -> None:
+    """Worker initializer. A worker started while the parent held SIGINT and SIGTERM back
+    inherits the mask; it takes them as usual. And loky's leak check is off: it restarts a
+    worker whose memory grew 300 MB after its first task, which compiling or loading kernels
+    does (a first run printed loky's warning and paid the worker's start again); a worker's
+    memory is bounded by the shard size."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    from joblib.externals.loky import process_executor
+
+    if hasattr(process_executor, "_USE_PSUTIL"):
+        process_executor._USE_PSUTIL = False
 
 
 def _warm_up(game_name: str) -> None:
@@ -568,7 +575,7 @@ def _start_pool(processes: int, game_name: str):
     """The loky pool of a run with more than one worker, started before the run prepares its
     folder, so its processes start Python and import the game meanwhile. Its helper threads in
     this process and its processes start with SIGINT and SIGTERM held back (the processes take
-    them again in ``_unblock_stop_signals``). Idle processes end after five minutes."""
+    them again in ``_start_pool_worker``). Idle processes end after five minutes."""
     from joblib.externals.loky import ProcessPoolExecutor
 
     executor = _POOLS.get(processes)
@@ -576,7 +583,7 @@ def _start_pool(processes: int, game_name: str):
         if executor is None:
             _discard_pools()
             executor = _POOLS[processes] = ProcessPoolExecutor(
-                max_workers=processes, timeout=300, initializer=_unblock_stop_signals,
+                max_workers=processes, timeout=300, initializer=_start_pool_worker,
                 env={"POLARS_MAX_THREADS": "1"})
         try:
             for _ in range(processes):

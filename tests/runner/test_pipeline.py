@@ -2,7 +2,9 @@
 or played beside a pool (several) is written, recorded and reported like any other; an error
 while encoding shard k reaches the user and shard k is never marked done."""
 
+import os
 import threading
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -81,3 +83,28 @@ def test_with_two_workers_this_process_and_the_pool_both_play(tmp_path, monkeypa
     assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(12))
     assert 0 < len(played_here) < 12
     assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
+
+
+_KEPT: list = []
+
+
+def _grow_and_keep(megabytes: int) -> int:
+    """A task that leaves its process ``megabytes`` larger (as loading kernels does)."""
+    _KEPT.append(b"\x01" * (megabytes << 20))
+    return os.getpid()
+
+
+def test_a_pool_worker_that_grows_is_kept(monkeypatch):
+    # loky restarts a worker whose memory grew 300 MB since its first task, checking at most
+    # once a second after a task; a kernel's compile or load grows a worker that much.
+    monkeypatch.setattr(runner, "_POOLS", {})
+    pool = runner._start_pool(1, "harmonies")
+    try:
+        grown = pool.submit(_grow_and_keep, 400).result()
+        pids = []
+        for _ in range(2):
+            time.sleep(1.2)
+            pids.append(pool.submit(os.getpid).result())
+        assert pids == [grown, grown]
+    finally:
+        runner._discard_pools()
