@@ -59,10 +59,10 @@ def bench(
     names = strategy or ["random", "greedy"]
     typer.echo(f"{chosen.title}, {players} players, {games} games per strategy, one core"
                + (", score trace on" if trace else ""))
-    announce_compiling(chosen, "play_shard", strategies=[
-        parse_strategy(text, chosen.strategies(), "--strategy") for text in names])
-    for text in names:
-        lineup = [parse_strategy(text, chosen.strategies(), "--strategy")]
+    specs = [parse_strategy(text, chosen.strategies(), "--strategy") for text in names]
+    announce_compiling(chosen, "play_shard", strategies=specs)
+    for spec in specs:
+        lineup = [spec]
         seats = np.zeros((1, players), dtype=np.int64)
         start = time.perf_counter()
         chosen.play_shard(data, players, rules, lineup, seats,
