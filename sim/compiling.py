@@ -57,14 +57,14 @@ def compile_notice(game: Game, methods: Iterable[str],
     compiled functions count once)."""
     kernels = [kernel for method in methods for kernel in game.cached_kernels(method)]
     loop_cold = bool(kernels) and not kernels_are_cached(kernels)
-    cold = [name for name in dict.fromkeys(strategies)
-            if game.strategy_kernels(name) and not kernels_are_cached(game.strategy_kernels(name))]
+    own_kernels = {name: game.strategy_kernels(name) for name in strategies}
+    cold = [name for name, own in own_kernels.items() if own and not kernels_are_cached(own)]
     if not loop_cold and not cold:
         return None
     seconds = game.compile_seconds if loop_cold else 0.0
     counted = set()
     for name in cold:
-        shared = tuple(id(kernel) for kernel in game.strategy_kernels(name))
+        shared = tuple(id(kernel) for kernel in own_kernels[name])
         if shared not in counted:
             counted.add(shared)
             seconds += game.strategy_compile_seconds.get(name, 0.0)
