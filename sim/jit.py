@@ -11,6 +11,13 @@ Compile time and speed are set here, once:
   Python drivers, a Python strategy calling a rules helper on its table) go to a twin
   dispatcher of the same code that has the wrapper, compiled (and cached) only when Python
   calls it.
+* Such a function (not ``c_callable``) is never turned into machine code on its own: numba
+  generates the machine code of every function's library, and a library holds its callees'
+  code too, so each level of the call tree generated everything below it again (a quarter
+  of a cold compile's LLVM time). Its optimised LLVM module is kept (and cached as bitcode)
+  for linking into its callers, whose machine code contains it (``LinkingOnlyLibrary``).
+  Leaving those modules unoptimised as well would halve the rest, but the strategies called
+  through a table then run about 9% slower (Legendary Forests ``planner`` and ``expert``).
 * ``refcounts=False`` (the default) compiles without numba's reference counting (NRT): a
   function that allocates no array and keeps none gets its arrays from its caller, who owns
   them, so counting each use is pure cost (one atomic increment and decrement per array per
@@ -48,8 +55,12 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
+from llvmlite import binding as llvm
 from numba import njit, typeof
 from numba.core import config
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler, CompileResult
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.registry import CPUDispatcher
 from numba.core.types.function_type import WrapperAddressProtocol
@@ -69,14 +80,104 @@ def _plain(function):
     return function
 
 
+# The cache payload kind of a linking-only library (numba's own are "object" and "bitcode").
+LINKING_ONLY = "sim-linking-only"
+
+
+class _EnvironmentsNotSet:
+    """What a linking-only library shows as its codegen: numba's own, except that an
+    environment is not written into machine code that does not exist (the caller's code, which
+    contains this function's, is where numba sets it)."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def set_env(self, env_name, env):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+
+class LinkingOnlyLibrary(JITCodeLibrary):
+    """The code library of a function only other compiled code calls (no CPython or C
+    wrapper). numba turns every function's library into machine code, its callees' code
+    included, though such a function's code is only ever linked into its callers' LLVM modules
+    and turned into machine code there, with them. This library stops at the optimised LLVM
+    module (see the module doc). Cached as that module's bitcode."""
+
+    @property
+    def codegen(self):
+        return _EnvironmentsNotSet(self._codegen)
+
+    def _finalize_final_module(self):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def get_pointer_to_function(self, name):
+        self._ensure_finalized()
+        return 0
+
+    def serialize_using_object_code(self):
+        self._ensure_finalized()
+        return (self.name, LINKING_ONLY, self._get_module_for_linking().as_bitcode())
+
+
+class _LinkingOnlyCompiler(Compiler):
+    """numba's compiler, lowering into a ``LinkingOnlyLibrary``."""
+
+    def compile_extra(self, func):
+        if self.state.library is None:
+            self.state.library = LinkingOnlyLibrary(self.state.targetctx.codegen(),
+                                                    func.__qualname__)
+            self.state.library.enable_object_caching()
+        return super().compile_extra(func)
+
+
+class _LinkingOnlyCacheImpl(CompileResultCacheImpl):
+    """numba's cache of compile results, rebuilding a ``LinkingOnlyLibrary`` from its bitcode
+    (as ``CompileResult._rebuild`` does for the other kinds)."""
+
+    def rebuild(self, target_context, payload):
+        (name, kind, data), fndesc, env, signature, objectmode, lifted, typeann, \
+            reload_init, referenced_envs = payload
+        if kind != LINKING_ONLY:
+            return super().rebuild(target_context, payload)
+        for function in reload_init or ():
+            function()
+        library = LinkingOnlyLibrary(target_context.codegen(), name)
+        library._final_module = llvm.parse_bitcode(data)
+        library._finalize_final_module()
+        entry_point = target_context.get_executable(library, fndesc, env)
+        return CompileResult(
+            target_context=target_context, typing_context=target_context.typing_context,
+            library=library, environment=env, entry_point=entry_point, fndesc=fndesc,
+            type_annotation=typeann, signature=signature, objectmode=objectmode,
+            lifted=lifted, typing_error=None, call_helper=None, metadata=None,
+            reload_init=reload_init, referenced_envs=referenced_envs)
+
+
+class _LinkingOnlyCache(FunctionCache):
+    _impl_class = _LinkingOnlyCacheImpl
+
+
 class CompiledOnlyDispatcher(CPUDispatcher):
     """A dispatcher whose own specializations have no CPython wrapper; a call from Python goes
-    to ``python_entry``, an ordinary cached dispatcher of the same code."""
+    to ``python_entry``, an ordinary cached dispatcher of the same code. Without the C wrapper
+    either (not ``c_callable``), its code is only linked into its callers
+    (``LinkingOnlyLibrary``)."""
 
     python_entry = None
 
     def __call__(self, *args, **kwargs):
         return self.python_entry(*args, **kwargs)
+
+    def enable_caching(self):
+        if self.targetoptions.get("no_cfunc_wrapper"):
+            self._cache = _LinkingOnlyCache(self.py_func)
+        else:
+            super().enable_caching()
 
 
 def _twin(function):
@@ -104,7 +205,9 @@ def compiled(function=None, *, refcounts: bool = False, always_inline: bool = Fa
         options = {"nopython": True, "no_cpython_wrapper": True,
                    "no_cfunc_wrapper": not c_callable, "_nrt": refcounts,
                    "forceinline": always_inline}
-        dispatcher = CompiledOnlyDispatcher(py_func=function, locals={}, targetoptions=options)
+        dispatcher = CompiledOnlyDispatcher(
+            py_func=function, locals={}, targetoptions=options,
+            pipeline_class=Compiler if c_callable else _LinkingOnlyCompiler)
         dispatcher.enable_caching()
         dispatcher.python_entry = njit(cache=True)(_twin(function))
         dispatcher.__doc__ = function.__doc__
@@ -191,7 +294,10 @@ _FUNCTIONS: dict = {}
 def compiled_function(dispatcher, signature) -> CompiledFunction:
     """The ``CompiledFunction`` of ``dispatcher`` for ``signature``, one per pair for the
     process (its address is then looked up once)."""
-    key = (id(dispatcher), signature)
+    # Keyed by identities: numba interns its types, and hashing a signature of thirty-array
+    # tuples walks every field (about 80 µs, and a shard's replays ask dozens of times). The
+    # entry keeps its signature's types alive, so their identities are not reused.
+    key = (id(dispatcher), id(signature.return_type), tuple(map(id, signature.args)))
     found = _FUNCTIONS.get(key)
     if found is None or found.dispatcher is not dispatcher:
         found = _FUNCTIONS[key] = CompiledFunction(dispatcher, signature)

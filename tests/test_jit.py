@@ -150,3 +150,61 @@ def test_the_same_code_runs_in_plain_python_with_the_same_games(name):
     compiled = game.play_shard(game.load_data(None), 2, game.default_rules(), lineup, seats,
                                seeds, seeds + 3)
     assert result.stdout.strip() == str(compiled["score"].tolist())
+
+
+_LINKED_MODULE = '''
+from sim.jit import compiled, entry
+
+
+@compiled
+def add_squares(a, b):
+    return a * a + b * b
+
+
+@entry
+def first(values):
+    total = 0
+    for value in values:
+        total += add_squares(value, value)
+    return total
+
+
+@entry
+def second(values):
+    total = 0
+    for value in values:
+        total += add_squares(value, value) + 1
+    return total
+'''
+
+_LINKED_CHECK = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import linked_module
+entry = getattr(linked_module, sys.argv[2])
+print(entry(np.arange(5)))
+(result,) = linked_module.add_squares.overloads.values()
+print(type(result.library).__name__, result.library.get_pointer_to_function("anything"),
+      sum(linked_module.add_squares.stats.cache_hits.values()))
+"""
+
+
+def test_a_function_only_compiled_code_calls_is_linked_not_built(tmp_path):
+    # Its library stops at LLVM (no machine code of its own), is cached as bitcode, and a
+    # caller compiled in another process later links it from that cache.
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "linked_module.py").write_text(_LINKED_MODULE)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(entry_name):
+        result = subprocess.run([sys.executable, "-c", _LINKED_CHECK, str(tmp_path), entry_name],
+                                capture_output=True, text=True, check=True, env=environment)
+        return result.stdout.split("\n")[:2]
+
+    # Twice the squares of 0..4 is 60; the second adds 1 for each of the 5 values.
+    assert run("first") == ["60", "LinkingOnlyLibrary 0 0"]  # compiled, then cached
+    assert run("second") == ["65", "LinkingOnlyLibrary 0 1"]  # loaded from the cache

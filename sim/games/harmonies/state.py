@@ -159,7 +159,10 @@ def deal(tables, public, hidden, deal_seed):
     seed_state(generator, deal_seed, STREAM_BAG)
     shuffle_in_place(generator, hidden.bag_order)
 
-    hidden.deck_order[:] = tables.animal_cards
+    # Copied element by element: an array-to-array slice assignment compiles numba's
+    # shape-mismatch error message (string formatting, about 2 s of every cold compile).
+    for position in range(hidden.deck_order.shape[0]):
+        hidden.deck_order[position] = tables.animal_cards[position]
     seed_state(generator, deal_seed, STREAM_DECK)
     shuffle_in_place(generator, hidden.deck_order)
 
