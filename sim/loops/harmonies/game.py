@@ -94,9 +94,9 @@ class Harmonies(Game):
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS
     # Measured on a quiet machine (README, Speed): the loop with random and greedy; the rest.
-    compile_seconds = 43.0
-    strategy_compile_seconds = {"expert": 57.0, "planner": 26.0, "landscape": 26.0,
-                                "animals": 26.0}
+    compile_seconds = 38.0
+    strategy_compile_seconds = {"expert": 60.0, "planner": 15.0, "landscape": 15.0,
+                                "animals": 15.0}
     supports_trace = True
     trace_step = "round"
     length_column = "turns"

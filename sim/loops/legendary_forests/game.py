@@ -86,9 +86,9 @@ class LegendaryForests(Game):
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
     # Measured on a quiet machine (README, Speed): the loop with random and greedy; the rest.
-    compile_seconds = 15.0
-    strategy_compile_seconds = {"rune-hunter": 3.0, "closer": 2.0, "planner": 7.0, "denier": 3.0,
-                                "rollout": 27.0, "expert": 17.0}
+    compile_seconds = 13.0
+    strategy_compile_seconds = {"rune-hunter": 3.0, "closer": 2.0, "planner": 6.0, "denier": 3.0,
+                                "rollout": 24.0, "expert": 21.0}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
 
