@@ -170,11 +170,18 @@ class CompiledOnlyDispatcher(CPUDispatcher):
 
     python_entry = None
 
+    def __init__(self, py_func, locals=None, targetoptions=None):
+        # Decided here, from the options, for the compiler and the cache alike (numba also
+        # rebuilds a dispatcher from these three arguments).
+        self.linking_only = bool((targetoptions or {}).get("no_cfunc_wrapper"))
+        super().__init__(py_func, locals=locals, targetoptions=targetoptions,
+                         pipeline_class=_LinkingOnlyCompiler if self.linking_only else Compiler)
+
     def __call__(self, *args, **kwargs):
         return self.python_entry(*args, **kwargs)
 
     def enable_caching(self):
-        if self.targetoptions.get("no_cfunc_wrapper"):
+        if self.linking_only:
             self._cache = _LinkingOnlyCache(self.py_func)
         else:
             super().enable_caching()
@@ -205,9 +212,7 @@ def compiled(function=None, *, refcounts: bool = False, always_inline: bool = Fa
         options = {"nopython": True, "no_cpython_wrapper": True,
                    "no_cfunc_wrapper": not c_callable, "_nrt": refcounts,
                    "forceinline": always_inline}
-        dispatcher = CompiledOnlyDispatcher(
-            py_func=function, locals={}, targetoptions=options,
-            pipeline_class=Compiler if c_callable else _LinkingOnlyCompiler)
+        dispatcher = CompiledOnlyDispatcher(py_func=function, locals={}, targetoptions=options)
         dispatcher.enable_caching()
         dispatcher.python_entry = njit(cache=True)(_twin(function))
         dispatcher.__doc__ = function.__doc__
