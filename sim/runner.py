@@ -17,6 +17,7 @@ the shard size or the backend, only on the config.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import queue
@@ -572,7 +573,8 @@ def _warm_up(game_name: str) -> None:
 
 # The pool of the last multi-worker run, by size: the next run in this process (a sweep's
 # points) reuses its warm processes. Not loky's reusable executor, which joblib's own
-# (``sim tournament``) would then take over and fail on.
+# (``sim tournament``) would then take over and fail on. Stopped at exit, before the
+# interpreter tears down the modules loky's clean-up needs (it printed a traceback then).
 _POOLS: dict[int, Any] = {}
 
 
@@ -600,10 +602,14 @@ def _start_pool(processes: int, game_name: str):
 
 
 def _discard_pools() -> None:
-    """Stop every kept pool's processes (after an error or Ctrl-C, or for another size)."""
+    """Stop every kept pool's processes (after an error or Ctrl-C, for another size, or at
+    exit)."""
     while _POOLS:
         _, executor = _POOLS.popitem()
         executor.shutdown(wait=False, kill_workers=True)
+
+
+atexit.register(_discard_pools)
 
 
 def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
