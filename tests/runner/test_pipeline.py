@@ -94,22 +94,6 @@ def _grow_and_keep(megabytes: int) -> int:
     return os.getpid()
 
 
-def test_a_pool_worker_that_grows_is_kept(monkeypatch):
-    # loky restarts a worker whose memory grew 300 MB since its first task, checking at most
-    # once a second after a task; a kernel's compile or load grows a worker that much.
-    monkeypatch.setattr(runner, "_POOLS", {})
-    pool = runner._start_pool(1, "harmonies")
-    try:
-        grown = pool.submit(_grow_and_keep, 400).result()
-        pids = []
-        for _ in range(2):
-            time.sleep(1.2)
-            pids.append(pool.submit(os.getpid).result())
-        assert pids == [grown, grown]
-    finally:
-        runner._discard_pools()
-
-
 _FULL_COLLECTIONS: list = []
 
 
@@ -128,16 +112,21 @@ def _full_collections() -> int:
     return len(_FULL_COLLECTIONS)
 
 
-def test_a_pool_worker_does_not_collect_garbage_between_shards(monkeypatch):
-    # Without its leak check, loky runs gc.collect() after a task once a second has passed
+def test_a_pool_worker_that_grows_is_kept_and_not_collected_between_shards(monkeypatch):
+    # loky restarts a worker whose memory grew 300 MB since its first task, checking at most
+    # once a second after a task; a kernel's compile or load grows a worker that much. With
+    # that check off it runs gc.collect() instead, after a task once a second has passed
     # since the last one: about 75 ms of every other 0.8 s shard.
     monkeypatch.setattr(runner, "_POOLS", {})
     pool = runner._start_pool(1, "harmonies")
     try:
         pool.submit(_count_full_collections).result()
+        grown = pool.submit(_grow_and_keep, 400).result()
+        pids = []
         for _ in range(2):
             time.sleep(1.2)
-            pool.submit(os.getpid).result()
+            pids.append(pool.submit(os.getpid).result())
+        assert pids == [grown, grown]
         assert pool.submit(_full_collections).result() == 0
     finally:
         runner._discard_pools()
