@@ -66,23 +66,52 @@ def test_an_unexpected_encoding_error_keeps_its_type(tmp_path, monkeypatch):
     assert not [t for t in threading.enumerate() if t.name.startswith("sim-encode")]
 
 
-def test_with_two_workers_this_process_and_the_pool_both_play(tmp_path, monkeypatch):
-    played_here: list[int] = []
+def test_with_two_workers_this_process_its_fill_in_thread_and_the_pool_all_play(tmp_path,
+                                                                               monkeypatch):
+    played_here: list[tuple[str, int]] = []
     play = runner.play_shard_task
 
-    def play_and_note(task):
-        played_here.append(task.index)
+    def play_slowly_and_note(task):
+        # Slow here (not in the pool): the pool's process, started cold or warm, gets shards.
+        time.sleep(0.25)
+        played_here.append((threading.current_thread().name, task.index))
         return play(task)
 
     # Only this process sees the patch: the pool's processes play the other shards.
-    monkeypatch.setattr(runner, "play_shard_task", play_and_note)
+    monkeypatch.setattr(runner, "play_shard_task", play_slowly_and_note)
+    monkeypatch.setattr(runner, "_POOLS", {})  # a cold pool, as in a first run
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "shard_size": 25})
+    try:
+        summary = runner.run_batch(config, workers=2)
+    finally:
+        runner._discard_pools()
+    assert summary.complete
+    assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(24))
+    threads = {name for name, _ in played_here}
+    # The main thread plays throughout; a helper thread plays while the pool starts.
+    assert threads == {"MainThread", "sim-fill_in"}
+    assert len(played_here) < 24
+    assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
+    assert not [t for t in threading.enumerate() if t.name.startswith("sim-")]
+
+
+def test_an_error_in_a_fill_in_thread_reaches_the_user(tmp_path, monkeypatch):
+    play = runner.play_shard_task
+
+    def fail_in_helper(task):
+        if threading.current_thread().name == "sim-fill_in":
+            raise MemoryError(f"no room for shard {task.index}")
+        return play(task)
+
+    monkeypatch.setattr(runner, "play_shard_task", fail_in_helper)
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 50})
-    summary = runner.run_batch(config, workers=2)
-    assert summary.complete
-    assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(12))
-    assert 0 < len(played_here) < 12
-    assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
+    with pytest.raises(MemoryError, match="no room for shard"):
+        runner.run_batch(config, workers=2)
+    manifest = read_manifest(tmp_path / "run")
+    assert manifest["status"] != "complete" and len(manifest["shards_done"]) < 12
+    assert not [t for t in threading.enumerate() if t.name.startswith("sim-")]
 
 
 _KEPT: list = []
