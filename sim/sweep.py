@@ -44,9 +44,6 @@ from sim.errors import InputError
 from sim.files import read_user_json, write_text_atomic
 from sim.games.registry import get_game
 from sim.runner import config_from_manifest, prepare_run_dir, run_batch
-from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
-from sim.stats.seats import equivalence_verdict, seat_gap_family
-from sim.stats.units import win_units
 from sim.store import MANIFEST, check_shards, finished_shards, read_manifest
 from sim.strategy_spec import did_you_mean
 
@@ -313,6 +310,10 @@ def point_rows(point: SweepPoint) -> pl.LazyFrame | None:
 def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
     """The adaptive metric's largest 95% CI half-width on the rows so far, cluster-robust over
     deals (``sim.stats.clustered``)."""
+    # scipy's statistics load when a sweep needs them, not with every command's import.
+    from sim.stats.clustered import WIN_SCALE, grouped_ratio_intervals
+    from sim.stats.units import win_units
+
     group = {"seat_win_rate": "seat", "strategy_win_rate": "strategy", "score_mean": "seat"}[metric]
     value = (pl.col("score").cast(pl.Int64) if metric == "score_mean" else win_units())
     units = (rows.group_by(group, pl.col("deal_id").alias("cluster"))
@@ -328,6 +329,9 @@ def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
 
 def seat_verdict(rows: pl.LazyFrame, fair_margin: float) -> str:
     """The fairness verdict of the seats on the rows so far (``sim.stats.seats``)."""
+    from sim.stats.seats import equivalence_verdict, seat_gap_family
+    from sim.stats.units import win_units
+
     units = (rows.group_by("seat", pl.col("deal_id").alias("cluster"))
              .agg(win_units=win_units().sum(), score_sum=pl.col("score").cast(pl.Int64).sum(),
                   player_games=pl.len().cast(pl.Int64))

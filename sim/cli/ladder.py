@@ -21,9 +21,7 @@ from sim.cli.options import (
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
-from sim.ladder import ladder_plot, run_ladder
 from sim.strategy_spec import parse_strategy
-from sim.tournament import parse_strategy_list
 
 
 @with_rules_options
@@ -63,6 +61,10 @@ def ladder(
     ratings with 95% deal-bootstrap intervals, mean scores and win rates with 95% CIs by deal.
     Tiers split where neighbours' rating intervals do not overlap. Writes OUT/ladder.md and
     OUT/ladder.png."""
+    # scipy's statistics load only for this command (every command imports this module).
+    from sim.ladder import ladder_plot, run_ladder
+    from sim.tournament import parse_strategy_list
+
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")

@@ -24,7 +24,6 @@ from sim.cli.options import (
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
-from sim.tournament import parse_strategy_list, run_tournament
 
 
 def default_workers() -> int:
@@ -63,6 +62,9 @@ def tournament(
 
     Prints scores and win rates with 95% CIs, head-to-head win rates and Bradley-Terry
     ratings."""
+    # scipy's statistics load only for this command (every command imports this module).
+    from sim.tournament import parse_strategy_list, run_tournament
+
     check_seed(seed)
     chosen = get_game(game)
     chosen.check_players(players, "--players")

@@ -31,14 +31,6 @@ from sim.cli.options import (
 )
 from sim.errors import InputError
 from sim.games.registry import get_game
-from sim.tune_strategy import (
-    OBJECTIVES,
-    PARAMETERS_FILE,
-    REPORT_FILE,
-    check_output_folder,
-    make_settings,
-    run_tuning,
-)
 
 
 @with_rules_options
@@ -99,6 +91,16 @@ def tune_strategy(
     --strategy NAME@OUT/tuned.toml in any command), OUT/report.md and OUT/progress.png; the
     optimiser's state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and
     --resume OUT goes on with the same trials."""
+    # scipy's statistics and optuna load only for this command.
+    from sim.tune_strategy import (
+        OBJECTIVES,
+        PARAMETERS_FILE,
+        REPORT_FILE,
+        check_output_folder,
+        make_settings,
+        run_tuning,
+    )
+
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")

@@ -12,13 +12,6 @@ from sim.cli.options import AllowCodeOption, FairMarginOption, QuietOption, chec
 from sim.cli.progress import run_sweep_with_progress
 from sim.errors import InputError
 from sim.sweep import load_sweep, sweep_from_document
-from sim.tune_trees import (
-    BASELINE,
-    parse_range,
-    tune_trees_document,
-    write_preset,
-    write_tuning_report,
-)
 
 
 def tune_trees(
@@ -65,6 +58,15 @@ def tune_trees(
 
     Sweeps players x trees per colour per player on common deals, measures seat advantage,
     colour starvation, scores, ties and skill expression, and recommends a supply."""
+    # scipy's statistics load only for this command (every command imports this module).
+    from sim.tune_trees import (
+        BASELINE,
+        parse_range,
+        tune_trees_document,
+        write_preset,
+        write_tuning_report,
+    )
+
     check_seed(seed)
     if config_file is not None:
         # A sweep file is often someone else's: the same code rule as `sim sweep`.
