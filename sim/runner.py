@@ -689,8 +689,7 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
                 yield item.result()
 
     def stop_helpers() -> None:
-        stop.set()
-        pool_warm.set()
+        stop.set()  # no helper takes another shard (``next_task`` gives None)
         for helper in helpers:
             helper.join()
 
@@ -703,7 +702,7 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
         stop_helpers()
         _discard_pools()
         raise
-    finally:
+    else:
         stop_helpers()
 
 
