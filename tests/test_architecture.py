@@ -124,3 +124,27 @@ def test_the_shared_file_reader_sits_below_the_games():
     for loader in ("sim.games.legendary_forests.data", "sim.games.legendary_forests.position",
                    "sim.games.harmonies.data", "sim.games.harmonies.position", "sim.config"):
         assert "sim.files" in GRAPH[loader], loader
+
+
+def test_asking_for_one_game_loads_no_other_games_modules():
+    # A run's worker processes ask the registry for their batch's game only: they must not pay
+    # for importing (and, in a fresh process, loading the kernels of) every other game.
+    import subprocess
+    import sys
+    from importlib.metadata import entry_points
+
+    from sim.games.registry import ENTRY_POINT_GROUP
+
+    entries = {entry.name: entry.module for entry in entry_points(group=ENTRY_POINT_GROUP)}
+    assert len(entries) >= 2, entries
+    for name in entries:
+        # A game's modules: every module with its loop's package name among its parts
+        # (``sim.games.<package>``, ``sim.loops.<package>``, ``strategies.<package>``).
+        others = sorted({other.rsplit(".", 2)[-2] for other_name, other in entries.items()
+                         if other_name != name})
+        probe = ("import sys; from sim.games.registry import get_game; "
+                 f"game = get_game({name!r}); assert game.name == {name!r}; "
+                 f"print(','.join(m for m in sys.modules if set(m.split('.')) & set({others!r})))")
+        loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        assert loaded == "", f"get_game({name!r}) imported {loaded}"

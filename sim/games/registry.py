@@ -22,30 +22,38 @@ from sim.games.base import Game
 
 ENTRY_POINT_GROUP = "sim.games"
 
-_installed: dict[str, Game] | None = None
+_installed: dict[str, Game] | None = None  # every entry point's game, once all are loaded
+_loaded: dict[str, Game] = {}  # the entry points loaded so far, by name
 _added: dict[str, Game] = {}
+
+
+def _load_entry(entry) -> Game:
+    """The game of one ``sim.games`` entry point, checked (a one-line InputError otherwise)."""
+    if entry.name in _loaded:
+        return _loaded[entry.name]
+    try:
+        game_class = entry.load()
+    except Exception as error:
+        raise InputError(f"entry point '{entry.name} = {entry.value}' "
+                         f"(group {ENTRY_POINT_GROUP}): {type(error).__name__}: "
+                         f"{error}") from None
+    game = game_class() if isinstance(game_class, type) else game_class
+    if not isinstance(game, Game):
+        raise InputError(f"entry point '{entry.name} = {entry.value}' (group "
+                         f"{ENTRY_POINT_GROUP}): not a sim.games.base.Game")
+    if game.name != entry.name:
+        raise InputError(f"entry point '{entry.name} = {entry.value}' (group "
+                         f"{ENTRY_POINT_GROUP}): the game calls itself '{game.name}'")
+    _loaded[entry.name] = game
+    return game
 
 
 def _load_installed() -> dict[str, Game]:
     """The games of the ``sim.games`` entry points, in the order their metadata lists them."""
     found: dict[str, Game] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name in found:
-            continue  # the same distribution seen twice on sys.path
-        try:
-            game_class = entry.load()
-        except Exception as error:
-            raise InputError(f"entry point '{entry.name} = {entry.value}' "
-                             f"(group {ENTRY_POINT_GROUP}): {type(error).__name__}: "
-                             f"{error}") from None
-        game = game_class() if isinstance(game_class, type) else game_class
-        if not isinstance(game, Game):
-            raise InputError(f"entry point '{entry.name} = {entry.value}' (group "
-                             f"{ENTRY_POINT_GROUP}): not a sim.games.base.Game")
-        if game.name != entry.name:
-            raise InputError(f"entry point '{entry.name} = {entry.value}' (group "
-                             f"{ENTRY_POINT_GROUP}): the game calls itself '{game.name}'")
-        found[entry.name] = game
+        if entry.name not in found:  # else the same distribution seen twice on sys.path
+            found[entry.name] = _load_entry(entry)
     return found
 
 
@@ -84,7 +92,16 @@ def default_game() -> str:
 
 
 def get_game(name: str, source: str = "--game") -> Game:
-    """The game called ``name``, or a one-line InputError listing the known games."""
+    """The game called ``name``, or a one-line InputError listing the known games. Only that
+    game's entry point is loaded (a run of one game, and each of its worker processes, does
+    not import the others' engines and strategies)."""
+    if name in _added:
+        return _added[name]
+    if name in _loaded:
+        return _loaded[name]
+    if _installed is None:
+        for entry in entry_points(group=ENTRY_POINT_GROUP, name=name):
+            return _load_entry(entry)
     known = games()
     if name not in known:
         from sim.strategy_spec import did_you_mean
