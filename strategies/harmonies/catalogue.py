@@ -120,7 +120,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
-                  StrategyParameter("denial", 0.6, DENIAL, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("denial", 0.3, DENIAL, minimum=0.0, tune_high=1.5),
                   StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
                   StrategyParameter("third", 0.0, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True))
