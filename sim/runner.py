@@ -10,7 +10,8 @@ the seats) and over P rotations each strategy sits in every seat equally often, 
 comparable. With more strategies than seats (K > P), seat ``s`` gets ``pool[(r + s) % K]``.
 
 A shard is a contiguous range of games: one compiled call that returns arrays, turned into one
-Parquet file by the worker and written by the main process (how the work overlaps:
+Parquet file by the worker (a run's last shards are played in pieces and joined and encoded by
+the main process) and written by the main process (how the work overlaps:
 ``docs/architecture.md``, "How a batch is played"). Results never depend on the worker count,
 the shard size or the backend, only on the config.
 """
@@ -74,6 +75,9 @@ class ShardTask:
     games: int
     config: BatchConfig
     data: Any
+    # More than 1: this task is one of that many pieces of shard ``index`` (its own range of
+    # games); the pieces are played apart and joined into the shard before it is encoded.
+    pieces: int = 1
 
 
 @dataclass(frozen=True)
@@ -175,9 +179,34 @@ def encode_shard(played: PlayedShard) -> ShardOutput:
                        time.perf_counter() - played.start)
 
 
-def play_shard_task(task: ShardTask) -> ShardOutput:
-    """Play one shard and encode its files (what a worker process runs)."""
-    return encode_shard(play_shard_games(task))
+def play_shard_task(task: ShardTask) -> ShardOutput | PlayedShard:
+    """What a worker runs: a shard played and its files encoded; a piece of a shard
+    (``task.pieces`` > 1) only played (``join_pieces`` encodes the shard once all its pieces
+    are in)."""
+    played = play_shard_games(task)
+    return encode_shard(played) if task.pieces == 1 else played
+
+
+def _concatenated(parts: list) -> Any:
+    """The pieces of one result column (numpy arrays or polars Series), end to end."""
+    if isinstance(parts[0], pl.Series):
+        return pl.concat(parts, rechunk=True)
+    return np.concatenate(parts)
+
+
+def join_pieces(pieces: list[PlayedShard]) -> PlayedShard:
+    """The played pieces of one shard as that shard played whole (every game depends only on
+    its own seeds, so the rows, and the files encoded from them, are the same)."""
+    pieces = sorted(pieces, key=lambda piece: piece.task.first_game)
+    first = pieces[0]
+    task = replace(first.task, games=sum(piece.task.games for piece in pieces), pieces=1)
+    arrays = {name: np.concatenate([getattr(piece, name) for piece in pieces])
+              for name in ("game_ids", "deal_ids", "replicates", "seat_lineup", "deals",
+                           "strategies")}
+    columns = {name: _concatenated([piece.columns[name] for piece in pieces])
+               for name in first.columns}
+    return PlayedShard(task, first.specs, columns=columns,
+                       start=min(piece.start for piece in pieces), **arrays)
 
 
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
@@ -706,13 +735,56 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
         stop_helpers()
 
 
+# How many pieces each of a run's last shards is played in, per worker.
+TAIL_PIECES_PER_WORKER = 2
+
+
+def split_tail(tasks: Iterable[ShardTask], workers: int) -> Iterator[ShardTask]:
+    """``tasks`` with the last ``workers`` shards each cut into ``TAIL_PIECES_PER_WORKER x
+    workers`` pieces (fewer when a shard has fewer games). Workers take shards from one queue,
+    so the first to run out of work waits for the others' last shard: half a shard of one
+    core on average, 1% of a 2-worker run of 1,000,000 fast games and up to a whole shard of
+    a slow strategy's. Small last pieces keep every worker busy nearly to the end."""
+    held: list[ShardTask] = []
+    for task in tasks:
+        held.append(task)
+        if len(held) > workers:
+            yield held.pop(0)
+    for task in held:
+        pieces = min(task.games, TAIL_PIECES_PER_WORKER * workers)
+        if pieces <= 1:
+            yield task
+            continue
+        bounds = np.linspace(0, task.games, pieces + 1).astype(np.int64)
+        for start, end in itertools.pairwise(bounds.tolist()):
+            yield replace(task, first_game=task.first_game + start, games=end - start,
+                          pieces=pieces)
+
+
+def join_pieces_as_they_come(outputs: Iterable[ShardOutput | PlayedShard]
+                             ) -> Iterator[ShardOutput]:
+    """``outputs`` with the pieces of a shard held back until all are in, then joined and
+    encoded into the shard's output."""
+    waiting: dict[int, list[PlayedShard]] = {}
+    for output in outputs:
+        if isinstance(output, ShardOutput):
+            yield output
+            continue
+        pieces = waiting.setdefault(output.task.index, [])
+        pieces.append(output)
+        if len(pieces) == output.task.pieces:
+            del waiting[output.task.index]
+            yield encode_shard(join_pieces(pieces))
+
+
 def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[ShardOutput]:
     """Outputs of the local backend: one worker pipelined, more with ``pool`` (``_start_pool``
-    with ``workers - 1`` processes)."""
+    with ``workers - 1`` processes), the last shards in pieces (``split_tail``)."""
     if workers == 1:
         yield from _run_pipelined(tasks)
     else:
-        yield from _run_with_pool(tasks, workers, pool)
+        yield from join_pieces_as_they_come(
+            _run_with_pool(split_tail(tasks, workers), workers, pool))
 
 
 def _run_dask(tasks: Iterable[ShardTask], workers: int,

@@ -194,3 +194,30 @@ def test_bad_data_files_give_one_line_errors(name, tmp_path):
                                  "--players", str(game.min_players)])
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_shard_played_in_pieces_encodes_to_the_files_of_the_whole_shard(name, tmp_path):
+    # A run's last shards are played in pieces on several workers and joined before encoding
+    # (``sim.runner.split_tail``): the rows, notable games and Parquet bytes must not change.
+    from sim import runner
+
+    game = get_game(name)
+    players = max(game.min_players, min(game.max_players, 3))
+    pool = builtin_names(game)[:players]
+    config = config_from_document(
+        {"game": name, "players": players, "pool": pool, "games": 14, "shard_size": 7,
+         "seed": 5, "trace": game.supports_trace, "output": str(tmp_path / "run")},
+        "pieces.toml", tmp_path, "pieces")
+    data = game.load_data(None)
+    *head, last = list(runner.shard_tasks(config, data, range(config.shards)))
+    pieces = list(runner.split_tail([last], 2))
+    assert [piece.games for piece in pieces] == [1, 2, 2, 2]
+    assert [piece.first_game for piece in pieces] == [7, 8, 10, 12]
+    played = [runner.play_shard_task(piece) for piece in reversed(pieces)]
+    assert all(isinstance(piece, runner.PlayedShard) for piece in played)
+    whole = runner.play_shard_task(last)
+    (joined,) = runner.join_pieces_as_they_come(played)
+    assert joined.index == whole.index == 1 and joined.games == whole.games == 7
+    assert joined.result_bytes == whole.result_bytes
+    assert joined.notable_bytes == whole.notable_bytes

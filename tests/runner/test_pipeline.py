@@ -159,3 +159,39 @@ def test_a_pool_worker_that_grows_is_kept_and_not_collected_between_shards(monke
         assert pool.submit(_full_collections).result() == 0
     finally:
         runner._discard_pools()
+
+
+def test_only_the_last_shards_are_cut_into_pieces_one_per_worker_each_and_they_cover_them():
+    tasks = [runner.ShardTask(index, index * 10, 10 if index < 4 else 3, None, None)
+             for index in range(5)]
+    cut = list(runner.split_tail(iter(tasks), 2))
+    assert cut[:3] == tasks[:3]
+    # Shard 3 (10 games) in 4 pieces, shard 4 (3 games) in 3: never an empty piece.
+    assert [(t.index, t.first_game, t.games, t.pieces) for t in cut[3:]] == [
+        (3, 30, 2, 4), (3, 32, 3, 4), (3, 35, 2, 4), (3, 37, 3, 4),
+        (4, 40, 1, 3), (4, 41, 1, 3), (4, 42, 1, 3)]
+    # Fewer shards than workers: every one is cut; a one-game shard stays whole.
+    single = [runner.ShardTask(0, 0, 1, None, None)]
+    assert list(runner.split_tail(single, 4)) == single
+    assert len(list(runner.split_tail(tasks[:1], 3))) == 6
+
+
+def test_with_two_workers_the_last_shards_are_played_in_pieces(tmp_path, monkeypatch):
+    pieces_here: list[tuple[int, int]] = []
+    play = runner.play_shard_task
+
+    def play_and_note(task):
+        pieces_here.append((task.index, task.pieces))
+        return play(task)
+
+    monkeypatch.setattr(runner, "play_shard_task", play_and_note)
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "shard_size": 100})
+    summary = runner.run_batch(config, workers=2)
+    assert summary.complete
+    # This process played at least one piece of the last two shards (the pool the rest).
+    assert all(pieces == 1 for index, pieces in pieces_here if index < 4)
+    assert all(pieces == 4 for index, pieces in pieces_here if index >= 4)
+    assert any(index >= 4 for index, _ in pieces_here)
+    assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(6))
+    assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
