@@ -111,7 +111,7 @@ class ExpertStrategy(Strategy):
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
-                  StrategyParameter("cost", 2.0, COST),
+                  StrategyParameter("cost", 1.5, COST),
                   StrategyParameter("draws", 1.2, DRAWS),
                   StrategyParameter("space", 0.0, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
@@ -122,7 +122,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
                   StrategyParameter("denial", 0.3, DENIAL, minimum=0.0, tune_high=1.5),
                   StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
-                  StrategyParameter("third", 0.0, THIRD, minimum=0.0, tune_high=1.0),
+                  StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True))
     builtin = True
 

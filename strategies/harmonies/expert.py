@@ -30,9 +30,9 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   move, from each of the ``beam`` best first placements. Against ``planner`` (2 players, side
   A, spirits, 2,000 games, seed 1): 58.4% at 1, 61.6% at 3, 60.4% at 6; about half the speed of
   token by token.
-* **Later habitats** (``second``, default 0.5; ``third``, off): a held card with cubes left
-  after its next one gets a second target, the likeliest spot for its habitat on another
-  cube hex (the other hexes may be the first target's: one token can serve several
+* **Later habitats** (``second``, default 0.5; ``third``, default 0.25): a held card with
+  cubes left after its next one gets a second target, the likeliest spot for its habitat on
+  another cube hex (the other hexes may be the first target's: one token can serve several
   habitats), worth ``second`` times that later cube's points; ``third`` adds one more on a
   third hex. The cards' habitats for several cubes are built at once: more cubes placed and
   cards completed (measured in the README).
@@ -44,8 +44,8 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   token costs the potential of its 7 hexes after placing it only.
 
 Parameters (``expert:denial=1``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
-as in ``planner``, plus the ones above; their defaults and the tuning runs behind them are in
-the README (Harmonies strategies).
+as in ``planner`` (``cost`` 1.5 here, 2 there), plus the ones above; their defaults and the
+tuning runs behind them are in the README (Harmonies strategies).
 """
 
 from __future__ import annotations
