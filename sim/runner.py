@@ -766,15 +766,21 @@ def join_pieces_as_they_come(outputs: Iterable[ShardOutput | PlayedShard]
     """``outputs`` with the pieces of a shard held back until all are in, then joined and
     encoded into the shard's output."""
     waiting: dict[int, list[PlayedShard]] = {}
-    for output in outputs:
-        if isinstance(output, ShardOutput):
-            yield output
-            continue
-        pieces = waiting.setdefault(output.task.index, [])
-        pieces.append(output)
-        if len(pieces) == output.task.pieces:
-            del waiting[output.task.index]
-            yield encode_shard(join_pieces(pieces))
+    try:
+        for output in outputs:
+            if isinstance(output, ShardOutput):
+                yield output
+                continue
+            pieces = waiting.setdefault(output.task.index, [])
+            pieces.append(output)
+            if len(pieces) == output.task.pieces:
+                del waiting[output.task.index]
+                yield encode_shard(join_pieces(pieces))
+    finally:
+        # Closed early (an error, Ctrl-C): the run's workers stop now, not when collected.
+        close = getattr(outputs, "close", None)
+        if close is not None:
+            close()
 
 
 def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[ShardOutput]:

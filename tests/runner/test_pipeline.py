@@ -195,3 +195,26 @@ def test_with_two_workers_the_last_shards_are_played_in_pieces(tmp_path, monkeyp
     assert any(index >= 4 for index, _ in pieces_here)
     assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(6))
     assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
+
+
+def test_an_error_in_a_piece_keeps_its_shard_undone_and_a_resume_completes_it(tmp_path,
+                                                                             monkeypatch):
+    play = runner.play_shard_task
+
+    def fail_on_a_piece(task):
+        if task.pieces > 1:
+            raise MemoryError(f"no room for a piece of shard {task.index}")
+        return play(task)
+
+    monkeypatch.setattr(runner, "play_shard_task", fail_on_a_piece)
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "shard_size": 100})
+    with pytest.raises(MemoryError, match="a piece of shard [45]"):
+        runner.run_batch(config, workers=2)
+    assert not [t for t in threading.enumerate() if t.name.startswith("sim-")]
+    done = read_manifest(tmp_path / "run")["shards_done"]
+    assert 4 not in done or 5 not in done
+    monkeypatch.undo()
+    summary = runner.run_batch(config, workers=2, resume=True)
+    assert summary.complete
+    assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
