@@ -96,18 +96,25 @@ def test_with_two_workers_this_process_its_fill_in_thread_and_the_pool_all_play(
     assert not [t for t in threading.enumerate() if t.name.startswith("sim-")]
 
 
-def test_an_error_in_a_fill_in_thread_reaches_the_user(tmp_path, monkeypatch):
+def failing_player(monkeypatch, fails) -> None:
+    """Make this process's ``play_shard_task`` raise a MemoryError naming the shard (and
+    whether the task is a piece of it) for the tasks where ``fails(task)``."""
     play = runner.play_shard_task
 
-    def fail_in_helper(task):
-        if threading.current_thread().name == "sim-fill_in":
-            raise MemoryError(f"no room for shard {task.index}")
+    def play_or_fail(task):
+        if fails(task):
+            piece = "a piece of " if task.pieces > 1 else ""
+            raise MemoryError(f"no room for {piece}shard {task.index}")
         return play(task)
 
-    monkeypatch.setattr(runner, "play_shard_task", fail_in_helper)
+    monkeypatch.setattr(runner, "play_shard_task", play_or_fail)
+
+
+def test_an_error_in_a_fill_in_thread_reaches_the_user(tmp_path, monkeypatch):
+    failing_player(monkeypatch, lambda task: threading.current_thread().name == "sim-fill_in")
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 50})
-    with pytest.raises(MemoryError, match="no room for shard"):
+    with pytest.raises(MemoryError, match="no room for (a piece of )?shard"):
         runner.run_batch(config, workers=2)
     manifest = read_manifest(tmp_path / "run")
     assert manifest["status"] != "complete" and len(manifest["shards_done"]) < 12
@@ -199,14 +206,7 @@ def test_with_two_workers_the_last_shards_are_played_in_pieces(tmp_path, monkeyp
 
 def test_an_error_in_a_piece_keeps_its_shard_undone_and_a_resume_completes_it(tmp_path,
                                                                              monkeypatch):
-    play = runner.play_shard_task
-
-    def fail_on_a_piece(task):
-        if task.pieces > 1:
-            raise MemoryError(f"no room for a piece of shard {task.index}")
-        return play(task)
-
-    monkeypatch.setattr(runner, "play_shard_task", fail_on_a_piece)
+    failing_player(monkeypatch, lambda task: task.pieces > 1)
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 100})
     with pytest.raises(MemoryError, match="a piece of shard [45]"):
