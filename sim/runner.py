@@ -10,8 +10,8 @@ the seats) and over P rotations each strategy sits in every seat equally often, 
 comparable. With more strategies than seats (K > P), seat ``s`` gets ``pool[(r + s) % K]``.
 
 A shard is a contiguous range of games: one compiled call that returns arrays, turned into one
-Parquet file by the worker (a run's last shards are played in pieces and joined and encoded by
-the main process) and written by the main process (how the work overlaps:
+Parquet file by the worker and written by the main process; with several workers a run's last
+shards are played in pieces that the main process joins and encodes (how the work overlaps:
 ``docs/architecture.md``, "How a batch is played"). Results never depend on the worker count,
 the shard size or the backend, only on the config.
 """
