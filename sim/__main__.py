@@ -1,5 +1,19 @@
-"""``python -m sim`` runs the CLI."""
+"""The ``sim`` command (and ``python -m sim``): the worker pool a batch command will use is
+started first (``sim.pool``), so that its processes import while this one loads the command
+line."""
 
-from sim.cli import app
+import sys
 
-app()
+
+def main() -> None:
+    """Entry point of the ``sim`` command."""
+    from sim.pool import start_pool_for_arguments
+
+    start_pool_for_arguments(sys.argv[1:])
+    from sim.cli import app
+
+    app()
+
+
+if __name__ == "__main__":
+    main()

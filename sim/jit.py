@@ -49,10 +49,8 @@ to itself, as a dispatcher's does), so the same code runs, slowly, in Python (fo
 
 from __future__ import annotations
 
-import signal
 import types
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 from llvmlite import binding as llvm
@@ -307,20 +305,3 @@ def compiled_function(dispatcher, signature) -> CompiledFunction:
     if found is None or found.dispatcher is not dispatcher:
         found = _FUNCTIONS[key] = CompiledFunction(dispatcher, signature)
     return found
-
-
-@contextmanager
-def stop_signals_held():
-    """Hold SIGINT and SIGTERM back while Python calls a kernel: numba turns the strategy
-    table's ``CompiledFunction`` values into addresses by calling back into Python as it
-    unboxes the arguments, and a KeyboardInterrupt raised there comes out as a TypeError. A
-    held signal is delivered when the kernel returns (compiled code cannot be interrupted
-    before that anyway)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

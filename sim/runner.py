@@ -18,7 +18,6 @@ the shard size or the backend, only on the config.
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import os
 import queue
@@ -40,8 +39,9 @@ from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig,
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
-from sim.jit import stop_signals_held
+from sim.pool import discard_pools, start_pool
 from sim.seeding import deal_seeds, strategy_seeds
+from sim.signals import stop_signals_held
 from sim.store import (
     INPUT_DIR,
     MANIFEST,
@@ -529,7 +529,7 @@ def _thread_holding_stop_signals(function, *arguments) -> threading.Thread:
     """A daemon thread running ``function``, started with SIGINT and SIGTERM held back in it
     (a thread inherits the mask of the thread that starts it): a Ctrl-C always goes to the main
     thread, never to a helper thread while the main thread is in a kernel (see
-    ``sim.jit.stop_signals_held``)."""
+    ``sim.signals.stop_signals_held``)."""
     thread = threading.Thread(target=function, args=arguments, daemon=True,
                               name=f"sim-{function.__name__}")
     with stop_signals_held():
@@ -574,71 +574,6 @@ def _run_pipelined(tasks: Iterable[ShardTask]) -> Iterator[ShardOutput]:
     finally:
         jobs.put(None)
         encoder.join()
-
-
-def _start_pool_worker() -> None:
-    """Worker initializer. A worker started while the parent held SIGINT and SIGTERM back
-    inherits the mask; it takes them as usual. And loky's leak check is off: it restarts a
-    worker whose memory grew 300 MB after its first task, which compiling or loading kernels
-    does (a first run printed loky's warning and paid the worker's start again); without
-    that check loky runs a full garbage collection after the first task that ends a second
-    after the last one (about 75 ms: a worker holds numba's whole type system), which cost a
-    worker playing 0.8 s shards 4% of its time. A worker's memory is bounded by the shard
-    size."""
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    from joblib.externals.loky import process_executor
-
-    if hasattr(process_executor, "_USE_PSUTIL"):
-        process_executor._USE_PSUTIL = False
-    if hasattr(process_executor, "_MEMORY_LEAK_CHECK_DELAY"):
-        process_executor._MEMORY_LEAK_CHECK_DELAY = float("inf")
-
-
-def _warm_up(game_name: str) -> None:
-    """A pool worker's first task: import the game (and with it numpy, numba, polars)."""
-    get_game(game_name)
-
-
-# The pool of the last multi-worker run, by size: the next run in this process (a sweep's
-# points) reuses its warm processes. Not loky's reusable executor, which joblib's own
-# (``sim tournament``) would then take over and fail on. Stopped at exit, before the
-# interpreter tears down the modules loky's clean-up needs (it printed a traceback then).
-_POOLS: dict[int, Any] = {}
-
-
-def _start_pool(processes: int, game_name: str):
-    """The loky pool of a run with more than one worker, started before the run prepares its
-    folder, so its processes start Python and import the game meanwhile. Its helper threads in
-    this process and its processes start with SIGINT and SIGTERM held back (the processes take
-    them again in ``_start_pool_worker``). Idle processes end after five minutes."""
-    from joblib.externals.loky import ProcessPoolExecutor
-
-    executor = _POOLS.get(processes)
-    with stop_signals_held():
-        if executor is None:
-            _discard_pools()
-            executor = _POOLS[processes] = ProcessPoolExecutor(
-                max_workers=processes, timeout=300, initializer=_start_pool_worker,
-                env={"POLARS_MAX_THREADS": "1"})
-        try:
-            for _ in range(processes):
-                executor.submit(_warm_up, game_name)
-        except RuntimeError:  # a pool broken or shut down since: a new one
-            _POOLS.pop(processes, None)
-            return _start_pool(processes, game_name)
-    return executor
-
-
-def _discard_pools() -> None:
-    """Stop every kept pool's processes (after an error or Ctrl-C, for another size, or at
-    exit)."""
-    while _POOLS:
-        _, executor = _POOLS.popitem()
-        executor.shutdown(wait=False, kill_workers=True)
-
-
-atexit.register(_discard_pools)
 
 
 def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
@@ -729,7 +664,7 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
         yield from take(block=True)
     except BaseException:
         stop_helpers()
-        _discard_pools()
+        discard_pools()
         raise
     else:
         stop_helpers()
@@ -784,8 +719,9 @@ def join_pieces_as_they_come(outputs: Iterable[ShardOutput | PlayedShard]
 
 
 def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[ShardOutput]:
-    """Outputs of the local backend: one worker pipelined, more with ``pool`` (``_start_pool``
-    with ``workers - 1`` processes), the last shards in pieces (``split_tail``)."""
+    """Outputs of the local backend: one worker pipelined, more with ``pool``
+    (``sim.pool.start_pool`` with ``workers - 1`` processes), the last shards in pieces
+    (``split_tail``)."""
     if workers == 1:
         yield from _run_pipelined(tasks)
     else:
@@ -897,7 +833,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
     workers = workers or os.cpu_count() or 1
     game = get_game(config.game)
-    pool = _start_pool(workers - 1, config.game) if backend == "local" and workers > 1 else None
+    pool = start_pool(workers - 1, config.game) if backend == "local" and workers > 1 else None
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
         where = config.data_file or "the shipped data"

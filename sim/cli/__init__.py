@@ -8,7 +8,6 @@ commands that play batches. Commands import ``options`` and the library, never e
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -60,8 +59,3 @@ def _root(
 for command_name, command in COMMANDS:
     app.command(command_name, cls=HelpTextCommand)(user_errors(command))
 
-
-def main() -> None:  # pragma: no cover - console entry point
-    """Entry point for ``python -m sim``."""
-    app()
-    sys.exit(0)

@@ -9,6 +9,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
+from sim import pool as pool_module
 from sim import runner
 from sim.cli import app
 from sim.config import load_config
@@ -79,13 +80,13 @@ def test_with_two_workers_this_process_its_fill_in_thread_and_the_pool_all_play(
 
     # Only this process sees the patch: the pool's processes play the other shards.
     monkeypatch.setattr(runner, "play_shard_task", play_slowly_and_note)
-    monkeypatch.setattr(runner, "_POOLS", {})  # a cold pool, as in a first run
+    monkeypatch.setattr(pool_module, "_POOLS", {})  # a cold pool, as in a first run
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 25})
     try:
         summary = runner.run_batch(config, workers=2)
     finally:
-        runner._discard_pools()
+        pool_module.discard_pools()
     assert summary.complete
     assert set(read_manifest(tmp_path / "run")["shards_done"]) == set(range(24))
     threads = {name for name, _ in played_here}
@@ -153,8 +154,8 @@ def test_a_pool_worker_that_grows_is_kept_and_not_collected_between_shards(monke
     # once a second after a task; a kernel's compile or load grows a worker that much. With
     # that check off it runs gc.collect() instead, after a task once a second has passed
     # since the last one: about 75 ms of every other 0.8 s shard.
-    monkeypatch.setattr(runner, "_POOLS", {})
-    pool = runner._start_pool(1, "harmonies")
+    monkeypatch.setattr(pool_module, "_POOLS", {})
+    pool = pool_module.start_pool(1, "harmonies")
     try:
         pool.submit(_count_full_collections).result()
         grown = pool.submit(_grow_and_keep, 400).result()
@@ -165,7 +166,7 @@ def test_a_pool_worker_that_grows_is_kept_and_not_collected_between_shards(monke
         assert pids == [grown, grown]
         assert pool.submit(_full_collections).result() == 0
     finally:
-        runner._discard_pools()
+        pool_module.discard_pools()
 
 
 def test_only_the_last_shards_are_cut_into_pieces_one_per_worker_each_and_they_cover_them():

@@ -39,7 +39,6 @@ from sim.games.harmonies.results import (
     new_recording,
 )
 from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
-from sim.jit import stop_signals_held
 from sim.loops.harmonies.dispatch import strategy_table
 from sim.loops.harmonies.loop import (
     KernelVariant,
@@ -49,6 +48,7 @@ from sim.loops.harmonies.loop import (
     seat_parameter_array,
 )
 from sim.loops.rebind import rebind
+from sim.signals import stop_signals_held
 from strategies.harmonies.common import new_workspace
 
 Position = tuple[int, int]

@@ -41,7 +41,6 @@ from sim.games.legendary_forests.rules import (
     zone_points,
 )
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON, Strategy
-from sim.jit import stop_signals_held
 from sim.loops.legendary_forests import loop
 from sim.loops.legendary_forests.dispatch import (
     POLICY_IDS,
@@ -50,6 +49,7 @@ from sim.loops.legendary_forests.dispatch import (
     strategy_table,
 )
 from sim.loops.rebind import rebind
+from sim.signals import stop_signals_held
 
 
 class IllegalMoveError(InputError):

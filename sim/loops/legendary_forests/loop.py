@@ -45,7 +45,7 @@ from sim.games.legendary_forests.rules import (
     reset_table,
     tree_phase_seat,
 )
-from sim.jit import entry, inlined, stop_signals_held
+from sim.jit import entry, inlined
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     USER_POLICY_BASE,
@@ -56,6 +56,7 @@ from sim.loops.legendary_forests.dispatch import (
 from sim.loops.profiling import Phase, PhaseTimes, Profiler
 from sim.loops.rebind import rebind
 from sim.rng import seed_state
+from sim.signals import stop_signals_held
 
 # Scratch arrays of the loop and of the built-in strategies (one set per shard, not per game).
 Work = namedtuple(
