@@ -46,10 +46,14 @@ def start_worker() -> None:
 
 
 def warm_up(game_name: str | None) -> None:
-    """A pool worker's first task: import the runner (numpy, numba, polars) and, once the
-    game is known, the game."""
+    """A pool worker's first task: import what a shard task needs (numpy, numba, polars and
+    the result store; not the runner itself, which imports this module: its own code loads
+    in milliseconds with the first task) and, once the game is known, the game."""
+    import polars  # noqa: F401 (imported for its start-up cost)
+
+    import sim.seeding  # noqa: F401
+    import sim.store  # noqa: F401
     from sim.games.registry import get_game
-    from sim.runner import play_shard_task  # noqa: F401 (imported for its modules)
 
     if game_name is not None:
         get_game(game_name)
