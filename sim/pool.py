@@ -101,6 +101,18 @@ def discard_pools() -> None:
 atexit.register(discard_pools)
 
 
+def worker_count(workers: int) -> int:
+    """The workers a run plays on: ``workers``, where 0 (the default) is every core."""
+    return workers or os.cpu_count() or 1
+
+
+def pool_size(workers: int, backend: str) -> int:
+    """The pool processes a run of ``workers`` workers (0 = every core) on ``backend`` uses:
+    one fewer than its workers on the local backend (the calling process plays as well), none
+    on another backend."""
+    return max(worker_count(workers) - 1, 0) if backend == "local" else 0
+
+
 def _last_value(arguments: list[str], option: str) -> str | None:
     """The value the command line gives ``option`` (``--option value`` or ``--option=value``;
     the last one wins, as in the parser), None when absent."""
@@ -122,15 +134,13 @@ def pool_processes_for_arguments(arguments: list[str]) -> int:
         return 0
     if any(argument in HELP_OPTIONS for argument in arguments):
         return 0
-    if (_last_value(arguments, "--backend") or "local") != "local":
-        return 0
     try:
         workers = int(_last_value(arguments, "--workers") or 0)
     except ValueError:
         return 0
     if workers < 0:
         return 0
-    return max((workers or os.cpu_count() or 1) - 1, 0)
+    return pool_size(workers, _last_value(arguments, "--backend") or "local")
 
 
 def start_pool_for_arguments(arguments: list[str]) -> None:

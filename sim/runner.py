@@ -39,7 +39,7 @@ from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig,
 from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
-from sim.pool import discard_pools, start_pool
+from sim.pool import discard_pools, pool_size, start_pool, worker_count
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.signals import stop_signals_held
 from sim.store import (
@@ -831,9 +831,10 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     completes the batch. ``stop_after_shards`` ends the session early (for tests of resuming)."""
     if backend not in ("local", "dask"):
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
-    workers = workers or os.cpu_count() or 1
+    workers = worker_count(workers)
     game = get_game(config.game)
-    pool = start_pool(workers - 1, config.game) if backend == "local" and workers > 1 else None
+    processes = pool_size(workers, backend)
+    pool = start_pool(processes, config.game) if processes else None
     data = game.load_data(config.data_file)
     if game.data_digest(data) != config.data_digest:
         where = config.data_file or "the shipped data"
