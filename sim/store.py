@@ -30,6 +30,11 @@ INPUT_DIR = "input"
 # Copies of the lineup's strategy files, so a moved batch resumes with the code it started with.
 STRATEGY_COPIES = f"{INPUT_DIR}/strategies"
 COMPRESSION = "zstd"
+# zstd's fastest level, and no column statistics: nothing here reads them (every report scans
+# whole columns), and together they cut a 10,000-game shard's Parquet writing by about a
+# fifth (about 3 ms of a core) for files about 7% bigger. Encoding is the share of a shard
+# that one worker hides on another core and several workers cannot.
+COMPRESSION_LEVEL = 1
 # The manifest field that records, per finished shard, each of its files with size and hash.
 SHARD_FILES = "shard_files"
 # Temporary names our atomic writer (``sim.files``) gives the files a batch writes: the only
@@ -76,9 +81,11 @@ def summary_frame(rows: pl.DataFrame, rules: dict[str, int]) -> pl.DataFrame:
 
 
 def parquet_bytes(frame: pl.DataFrame) -> bytes:
-    """A frame as Parquet bytes (zstd, statistics on): the same frame gives the same bytes."""
+    """A frame as Parquet bytes (zstd level 1, no statistics): the same frame gives the same
+    bytes."""
     buffer = io.BytesIO()
-    frame.write_parquet(buffer, compression=COMPRESSION, statistics=True)
+    frame.write_parquet(buffer, compression=COMPRESSION, compression_level=COMPRESSION_LEVEL,
+                        statistics=False)
     return buffer.getvalue()
 
 
