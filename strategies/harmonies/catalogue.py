@@ -36,6 +36,8 @@ THIRD = ("weight of a third habitat (the cube after that, on a third cube hex) f
          "card with cubes enough; needs second > 0")
 OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the board as it "
          "is (tokens already down count); 0: on empty hexes, as the planner does")
+CHOOSE = ("share (0-1) of the space charge counted when choosing the central space; the rest "
+          "only steers where the chosen space's tokens go")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -123,7 +125,8 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("denial", 0.3, DENIAL, minimum=0.0, tune_high=1.5),
                   StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
                   StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
-                  StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True))
+                  StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True),
+                  StrategyParameter("choose", 1.0, CHOOSE, minimum=0.0, maximum=1.0))
     builtin = True
 
 

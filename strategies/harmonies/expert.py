@@ -22,6 +22,11 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   sooner and in the last round. In self-play it lengthens the game and raises the mean (about
   +4 points at ``space=6``), but against a fast filler the early stacking loses (41% against
   ``planner``), so the default is 0.
+* **Where the clock counts** (``choose``, default 1): the share of the space charge counted
+  when comparing central spaces; the rest only steers where the chosen space's tokens go.
+  The charge in the choice of space is what lengthens self-play (a space of stackable tokens
+  covers fewer empty hexes) and what gives head-to-head points away (the flat tokens go to
+  the opponent); in the placements alone it costs little.
 * **Tempo** (``rush``, off): ahead, covering an empty hex earns up to ``rush`` points (ending
   the game one leads); behind, it costs up to ``rush`` more. No gain measured.
 * **Card slots** (``clog``, off): a face-up card must offer ``threshold + clog x open cards``
@@ -80,6 +85,7 @@ from strategies.harmonies.ids import (
     SLOT_BEAM,
     SLOT_CARDS,
     SLOT_CHANCE,
+    SLOT_CHOOSE,
     SLOT_CLOG,
     SLOT_COST,
     SLOT_DENIAL,
@@ -593,6 +599,24 @@ def best_left_over(gains, taken):
 
 
 @njit(cache=True)
+def empty_hexes_in_plan(tables, public, player, work, token_count):
+    """How many of the hexes in ``work.plan_hexes`` are empty on the board as it is (a hex
+    counted once however many of the plan's tokens go on it): the plan's space charges."""
+    covered = 0
+    for step in range(token_count):
+        hex_index = work.plan_hexes[step]
+        if hex_index < 0 or public.heights[player, hex_index] != 0:
+            continue
+        first = True
+        for earlier in range(step):
+            if work.plan_hexes[earlier] == hex_index:
+                first = False
+        if first:
+            covered += 1
+    return covered
+
+
+@njit(cache=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
@@ -618,6 +642,7 @@ def expert_turn(tables, public, player, generator, work):
         note_hex_potentials(tables, public, player, work, work.parameters[player, SLOT_COST], 0)
 
     beam = int(work.parameters[player, SLOT_BEAM])
+    choose = work.parameters[player, SLOT_CHOOSE]
     save_board(tables, public, player, work)
     best_value = NOT_LEGAL
     best_space = -1
@@ -632,6 +657,9 @@ def expert_turn(tables, public, player, generator, work):
         value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
                                   beam)
         restore_board(tables, public, player, work)
+        if choose < 1.0 and space_charge != 0.0:
+            value += (1.0 - choose) * space_charge * empty_hexes_in_plan(tables, public, player,
+                                                                         work, count)
         if denial > 0:
             value -= denial * best_left_over(opponent_gains, space)
         better, ties = keep_if_better(value, best_value, ties, generator)

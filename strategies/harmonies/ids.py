@@ -36,7 +36,8 @@ SLOT_DENIAL = 13  # expert: weight of the next player's best gain among the spac
 SLOT_SECOND = 14  # expert: weight of the habitat for a held card's cube after its next one
 SLOT_THIRD = 15  # expert: weight of the habitat for the cube after that (a third cube hex)
 SLOT_OFFER = 16  # expert: 1 = a face-up card's second cube valued on the board as it is
-PARAMETER_SLOTS = 17
+SLOT_CHOOSE = 17  # expert: share of the space charge counted in choosing the central space
+PARAMETER_SLOTS = 18
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
                    "track", "beam", "rush", "fade", "spirit", "denial",
-                   "second", "third", "offer")
+                   "second", "third", "offer", "choose")

@@ -21,6 +21,7 @@ from strategies.harmonies.common import new_workspace
 from strategies.harmonies.expert import (
     SPIRIT_PREFERENCE,
     clock_share,
+    empty_hexes_in_plan,
     expert_choose_spirit,
     expert_choose_targets,
     expert_offer_worth,
@@ -154,6 +155,40 @@ def test_space_charge_applies_to_empty_hexes_only(tables_2a):
     # = 0.75 and a tree's is 0: 3 - 0.75
     assert value(0, 3.0) == pytest.approx(3.0 - 0.75)
     assert public.heights[0, 0] == 1 and public.heights[0, empty] == 0  # board unchanged
+
+
+def test_a_plans_space_charges_count_each_empty_hex_once(tables_2a):
+    public, _ = new_state(tables_2a)
+    work = new_workspace(tables_2a)
+    public.heights[0, 4] = 1
+    public.stacks[0, 4, 0] = BROWN
+    # brown then green on the empty hex 7 (one charge), green on the trunk at 4 (none)
+    work.plan_hexes[:3] = [7, 7, 4]
+    assert empty_hexes_in_plan(tables_2a, public, 0, work, 3) == 1
+    # two empty hexes, and a token sent to the box
+    work.plan_hexes[:3] = [7, 9, -1]
+    assert empty_hexes_in_plan(tables_2a, public, 0, work, 3) == 2
+    work.plan_hexes[:3] = [4, 4, 4]
+    assert empty_hexes_in_plan(tables_2a, public, 0, work, 3) == 0
+
+
+def test_choose_moves_the_clock_out_of_the_space_choice_only_with_a_charge(data):
+    rules = dict(GAME.default_rules(), spirits=1)
+    games = 4
+    seats = np.zeros((games, 2), dtype=np.int64)
+    deals = np.arange(games, dtype=np.uint64) + np.uint64(41)
+
+    def play(spec):
+        name, _, pairs = spec.partition(":")
+        parameters = {key: float(value) for key, value in
+                      (pair.split("=") for pair in pairs.split(",") if pair)}
+        return GAME.play_shard(data, 2, rules, [StrategySpec(name, parameters)], seats, deals,
+                               deals + np.uint64(5))["score"]
+
+    # no charge: nothing to move, the same games
+    np.testing.assert_array_equal(play("expert"), play("expert:choose=0"))
+    # a charge counted in placements only picks other spaces
+    assert not np.array_equal(play("expert:space=6"), play("expert:space=6,choose=0"))
 
 
 def test_expert_is_deterministic_and_plays_its_own_way(data):
