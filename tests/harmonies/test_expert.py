@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.games.base import StrategySpec
 from sim.games.harmonies.colours import BLUE, BROWN, GREEN
 from sim.games.harmonies.gains import invalidate, prepare_local_view, refresh
 from sim.games.harmonies.options import HarmoniesRules
@@ -17,6 +16,7 @@ from sim.games.harmonies.state import new_state
 from sim.games.harmonies.tables import build_tables
 from sim.games.harmonies.turn import add_card
 from sim.games.registry import get_game
+from sim.strategy_spec import parse_strategy
 from strategies.harmonies.common import new_workspace
 from strategies.harmonies.expert import (
     SPIRIT_PREFERENCE,
@@ -172,18 +172,19 @@ def test_a_plans_space_charges_count_each_empty_hex_once(tables_2a):
     assert empty_hexes_in_plan(tables_2a, public, 0, work, 3) == 0
 
 
-def test_choose_moves_the_clock_out_of_the_space_choice_only_with_a_charge(data):
+def play_self(data, text, first_deal, games=4):
+    """``games`` 2-player side-A spirits games of the strategy ``text`` (a ``--strategy`` spec)
+    in both seats, on consecutive deals from ``first_deal``: the shard's result columns."""
     rules = dict(GAME.default_rules(), spirits=1)
-    games = 4
     seats = np.zeros((games, 2), dtype=np.int64)
-    deals = np.arange(games, dtype=np.uint64) + np.uint64(41)
+    deals = np.arange(games, dtype=np.uint64) + np.uint64(first_deal)
+    lineup = [parse_strategy(text, GAME.strategies(), "--strategy")]
+    return GAME.play_shard(data, 2, rules, lineup, seats, deals, deals + np.uint64(5))
 
-    def play(spec):
-        name, _, pairs = spec.partition(":")
-        parameters = {key: float(value) for key, value in
-                      (pair.split("=") for pair in pairs.split(",") if pair)}
-        return GAME.play_shard(data, 2, rules, [StrategySpec(name, parameters)], seats, deals,
-                               deals + np.uint64(5))["score"]
+
+def test_choose_moves_the_clock_out_of_the_space_choice_only_with_a_charge(data):
+    def play(text):
+        return play_self(data, text, first_deal=41)["score"]
 
     # no charge: nothing to move, the same games
     np.testing.assert_array_equal(play("expert"), play("expert:choose=0"))
@@ -192,14 +193,8 @@ def test_choose_moves_the_clock_out_of_the_space_choice_only_with_a_charge(data)
 
 
 def test_expert_is_deterministic_and_plays_its_own_way(data):
-    rules = dict(GAME.default_rules(), spirits=1)
-    games = 4
-    seats = np.zeros((games, 2), dtype=np.int64)
-    deals = np.arange(games, dtype=np.uint64) + np.uint64(21)
-
-    def play(name):
-        return GAME.play_shard(data, 2, rules, [StrategySpec(name)], seats, deals,
-                               deals + np.uint64(5))
+    def play(text):
+        return play_self(data, text, first_deal=21)
 
     first, again, planner = play("expert"), play("expert"), play("planner")
     for column in ("score", "points_animals", "turns", "spirit_kept"):
