@@ -23,7 +23,19 @@ The objective (what a trial's value is), in the games of the candidate against t
 - ``head-to-head``: how often a seat of the candidate outscores a seat of the field in the same
   game (ties half), over every such pair;
 - ``margin``: the candidate's mean score minus the field's mean score in the same games;
-- ``score``: the candidate's mean score.
+- ``score``: the candidate's mean score;
+- ``self-play``: the mean score per seat when the candidate takes every seat of every game (the
+  field is 'self' and plays no part): how well the strategy plays against its equal.
+
+A **guard** keeps a rival in view while the objective is chased, since an objective such as
+``self-play`` rewards habits that lose to other players (a strategy that slows the game down
+scores more against itself and less against a fast opponent). With ``guard`` a rival and
+``guard_share`` a minimum, every evaluation also plays the candidate against the rival in every
+seat rotation on the same deals, and the trial's value is the objective less ``guard_penalty``
+objective units for each percentage point of head to head below the minimum (a penalty, since
+optuna's CMA-ES sampler takes no constraints). On fresh deals the chosen values are the best
+re-evaluated ones that meet the minimum there (the best penalised value when none does), and
+the rival sits at the final head-to-head.
 
 Determinism: trial ``k`` is asked from a sampler seeded by (seed, k), and the CMA-ES state is
 restored from the study, so the same settings give the same trials, values and result whether
@@ -51,7 +63,10 @@ from sim.stats.clustered import contrast_intervals, ratio_means, t_critical
 from sim.strategy_spec import format_parameters_file, parse_strategy
 from sim.tournament import TournamentResult, pair_outcomes, play_rotations, run_tournament
 
-OBJECTIVES = ("head-to-head", "margin", "score")
+OBJECTIVES = ("head-to-head", "margin", "score", "self-play")
+# Objective units lost per percentage point of head to head below the guard's minimum, by
+# default: a point of score per point of share, or a share for a share.
+DEFAULT_GUARD_PENALTY = {"head-to-head": 0.01, "margin": 1.0, "score": 1.0, "self-play": 1.0}
 SELF_FIELD = "self"
 SETTINGS_FILE = "settings.json"
 STUDY_FILE = "study.sqlite3"
@@ -87,6 +102,10 @@ class TuneSettings:
     reevaluate_games: int = 0  # 0: 2 x games
     final_games: int = 0  # 0: 4 x games
     command: str = ""
+    guard: str = ""  # strategy label of the rival to keep in view; "" for none
+    guard_share: float = 0.5  # the candidate's minimum head to head against the rival
+    guard_penalty: float = 1.0  # objective units per percentage point below the minimum
+    guard_games: int = 0  # games against the rival per evaluation; 0: as many as ``games``
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict."""
@@ -107,6 +126,11 @@ class TuneSettings:
     def self_play(self) -> bool:
         """True when the field is the strategy itself at its starting values."""
         return not self.field
+
+    @property
+    def every_seat(self) -> bool:
+        """True when the objective plays the candidate in every seat (no field at the table)."""
+        return self.objective == "self-play"
 
     def comparable(self) -> dict[str, Any]:
         """The fields a resumed run must share with the stored one (all but the trial count
@@ -130,6 +154,15 @@ class Evaluation:
     games: int
     per_deal_values: np.ndarray = field(repr=False)
     per_deal_counts: np.ndarray = field(repr=False)
+    penalty: float = 0.0  # the guard's penalty (objective units) for this value
+    guard_share: float = math.nan  # head to head against the guard's rival, and its 95% CI
+    guard_low: float = math.nan
+    guard_high: float = math.nan
+
+    @property
+    def tuning_value(self) -> float:
+        """The objective less the guard's penalty: what the optimiser maximises."""
+        return self.value - self.penalty
 
 
 @dataclass
@@ -142,6 +175,10 @@ class TrialRecord:
     standard_error: float
     low: float
     high: float
+    objective_value: float = math.nan  # before the guard's penalty (the value without a guard)
+    guard_share: float = math.nan  # head to head against the guard's rival
+    guard_low: float = math.nan
+    guard_high: float = math.nan
 
 
 @dataclass
@@ -192,7 +229,9 @@ def make_settings(game_name: str, strategy_text: str, field_text: str, players: 
                   rules: dict[str, int], data_file: str | None, games: int, trials: int,
                   seed: int, objective: str = "head-to-head", parameters: list[str] | None = None,
                   reevaluate: int = 3, reevaluate_games: int = 0, final_games: int = 0,
-                  command: str = "") -> TuneSettings:
+                  command: str = "", guard: str | None = None, guard_share: float | None = None,
+                  guard_penalty: float | None = None, guard_games: int | None = None
+                  ) -> TuneSettings:
     """Settings from command-line style inputs, every one checked (one-line errors)."""
     game = get_game(game_name)
     game.check_players(players, "--players")
@@ -215,6 +254,27 @@ def make_settings(game_name: str, strategy_text: str, field_text: str, players: 
                              "values); list other strategies without it")
         field_labels = tuple(parse_strategy(item, registry, "--field").label()
                              for item in field_items)
+    if objective == "self-play" and field_labels:
+        raise InputError("--field: the self-play objective seats the candidate everywhere, so "
+                         "the field is 'self'; keep a rival in view with --guard instead")
+    guard_label = ""
+    if guard is not None and guard.strip():
+        guard_label = parse_strategy(guard.strip(), registry, "--guard").label()
+    else:
+        for name, value in (("--guard-share", guard_share), ("--guard-penalty", guard_penalty),
+                            ("--guard-games", guard_games)):
+            if value is not None:
+                raise InputError(f"{name}: needs --guard (the rival to keep in view)")
+    share = 0.5 if guard_share is None else float(guard_share)
+    if not 0.0 < share < 1.0:
+        raise InputError(f"--guard-share: must be between 0 and 1 (a share of pairs of seats, "
+                         f"e.g. 0.65), got {guard_share}")
+    penalty = DEFAULT_GUARD_PENALTY[objective] if guard_penalty is None else float(guard_penalty)
+    if not (penalty > 0.0 and math.isfinite(penalty)):
+        raise InputError(f"--guard-penalty: must be a positive number, got {guard_penalty}")
+    if guard_games is not None and guard_games < 0:
+        raise InputError(f"--guard-games: must be at least 0 (0: as many as --games), got "
+                         f"{guard_games}")
     for name, value, low in (("--games", games, 2), ("--trials", trials, 1),
                              ("--reevaluate", reevaluate, 1)):
         if value < low:
@@ -231,7 +291,8 @@ def make_settings(game_name: str, strategy_text: str, field_text: str, players: 
                         data_file=data_file, games=games, trials=trials, seed=seed,
                         objective=objective, reevaluate=reevaluate,
                         reevaluate_games=reevaluate_games, final_games=final_games,
-                        command=command)
+                        command=command, guard=guard_label, guard_share=share,
+                        guard_penalty=penalty, guard_games=guard_games or 0)
 
 
 def _split_field(text: str) -> list[str]:
@@ -270,7 +331,8 @@ def objective_sums(objective: str, played, players: int) -> tuple[np.ndarray, np
                                              played.scores, deals)
         return pair_sum[:, 0, 1:].sum(axis=1), pair_count[:, 0, 1:].sum(axis=1)
     candidate = seat_strategy == 0
-    if objective == "score":
+    # self-play: the lineup is the candidate alone, so its score is every seat's.
+    if objective in ("score", "self-play"):
         values = np.bincount(deal_of_game, weights=(scores * candidate).sum(axis=1),
                              minlength=deals)
         counts = np.bincount(deal_of_game, weights=candidate.sum(axis=1), minlength=deals)
@@ -288,12 +350,11 @@ def objective_sums(objective: str, played, players: int) -> tuple[np.ndarray, np
     return values, counts
 
 
-def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float], games: int,
-             seed: int, workers: int, progress: Callable[[int], None] | None = None
-             ) -> Evaluation:
-    """The objective of the strategy at ``values`` against the field over ``games`` games
-    (whole deals x rotations) of master seed ``seed``."""
-    lineup = [_spec(settings, values), *field_specs(settings)]
+def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[StrategySpec],
+                    objective: str, games: int, seed: int, workers: int,
+                    progress: Callable[[int], None] | None) -> Evaluation:
+    """``objective`` of lineup entry 0 against the rest over ``games`` games (whole deals x
+    rotations) of master seed ``seed``."""
     deals = max(2, math.ceil(games / len(lineup)))
 
     def report(done: int, total: int) -> None:
@@ -302,7 +363,7 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
 
     played = play_rotations(game, data, settings.players, settings.rules, lineup, deals, seed,
                             workers, progress=report)
-    sums, counts = objective_sums(settings.objective, played, settings.players)
+    sums, counts = objective_sums(objective, played, settings.players)
     means = ratio_means(sums[:, None], counts[:, None])
     value = float(means.means[0])
     standard_error = float(means.standard_errors[0])
@@ -311,10 +372,66 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
                       int(played.scores.shape[0]), sums, counts)
 
 
-def games_per_evaluation(settings: TuneSettings, games: int) -> int:
-    """Games an evaluation of ``games`` really plays (whole deals x rotations)."""
-    entries = 1 + max(1, len(settings.field))
+def guard_penalty(settings: TuneSettings, share: float) -> float:
+    """Objective units taken off a value whose head to head against the guard's rival is
+    ``share``: ``guard_penalty`` per percentage point below ``guard_share`` (0 without a guard
+    or at the minimum and above)."""
+    if not settings.guard:
+        return 0.0
+    return settings.guard_penalty * 100.0 * max(0.0, settings.guard_share - share)
+
+
+def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float], games: int,
+             seed: int, workers: int, progress: Callable[[int], None] | None = None
+             ) -> Evaluation:
+    """The objective of the strategy at ``values`` over ``games`` games (whole deals x
+    rotations) of master seed ``seed``: against the field, or in every seat for ``self-play``.
+    With a guard, also its head to head against the rival (``_guard_games``) on the same
+    deals, and the penalty that costs (``Evaluation.tuning_value``)."""
+    candidate = _spec(settings, values)
+    lineup = [candidate] if settings.every_seat else [candidate, *field_specs(settings)]
+    evaluation = _play_objective(game, data, settings, lineup, settings.objective, games, seed,
+                                 workers, progress)
+    if not settings.guard:
+        return evaluation
+    played_games = games_per_lineup(len(lineup), games)
+    rival = parse_strategy(settings.guard, game.strategies(), "guard")
+
+    def report(done: int) -> None:
+        if progress is not None:
+            progress(played_games + done)
+
+    guarded = _play_objective(game, data, settings, [candidate, rival], "head-to-head",
+                              _guard_games(settings, games), seed, workers, report)
+    evaluation.penalty = guard_penalty(settings, guarded.value)
+    evaluation.guard_share = guarded.value
+    evaluation.guard_low = guarded.low
+    evaluation.guard_high = guarded.high
+    return evaluation
+
+
+def games_per_lineup(entries: int, games: int) -> int:
+    """Games that ``games`` games of a lineup of ``entries`` really are (whole deals x
+    rotations)."""
     return max(2, math.ceil(games / entries)) * entries
+
+
+def _guard_games(settings: TuneSettings, games: int) -> int:
+    """Games against the guard's rival in an evaluation of ``games`` objective games."""
+    if settings.guard_games:
+        # The re-evaluation's are scaled as its objective games are.
+        return max(2, round(settings.guard_games * games / settings.games))
+    return games
+
+
+def games_per_evaluation(settings: TuneSettings, games: int) -> int:
+    """Games an evaluation of ``games`` really plays (whole deals x rotations), with the
+    guard's games."""
+    entries = 1 if settings.every_seat else 1 + max(1, len(settings.field))
+    total = games_per_lineup(entries, games)
+    if settings.guard:
+        total += games_per_lineup(2, _guard_games(settings, games))
+    return total
 
 
 def reevaluate_games(settings: TuneSettings) -> int:
@@ -394,7 +511,11 @@ def _records(study, settings: TuneSettings) -> list[TrialRecord]:
         attrs = trial.user_attrs
         records.append(TrialRecord(trial.number, _trial_values(settings, trial.params),
                                    float(trial.value), attrs.get("standard_error", math.nan),
-                                   attrs.get("low", math.nan), attrs.get("high", math.nan)))
+                                   attrs.get("low", math.nan), attrs.get("high", math.nan),
+                                   attrs.get("objective_value", float(trial.value)),
+                                   attrs.get("guard_share", math.nan),
+                                   attrs.get("guard_low", math.nan),
+                                   attrs.get("guard_high", math.nan)))
     return sorted(records, key=lambda r: r.number)
 
 
@@ -439,7 +560,7 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
     data = game.load_data(settings.data_file)
     per_trial = games_per_evaluation(settings, settings.games)
     per_candidate = games_per_evaluation(settings, reevaluate_games(settings))
-    final_entries = 2 + len(settings.field)
+    final_entries = len(final_lineup_labels(settings, "tuned", "start"))
     final_total = max(2, math.ceil(final_games(settings) / final_entries)) * final_entries
     total = (settings.trials * per_trial + (settings.reevaluate + 1) * per_candidate
              + final_total)
@@ -483,12 +604,19 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
             f", best {best:.4g}" if best is not None else "")
         evaluation = evaluate(game, data, settings, _trial_values(settings, params),
                               settings.games, settings.seed, workers, tell(status, done_games))
+        # The stored interval is the objective's, shifted by the penalty with the value.
         trial.set_user_attr("standard_error", evaluation.standard_error)
-        trial.set_user_attr("low", evaluation.low)
-        trial.set_user_attr("high", evaluation.high)
-        study.tell(trial, evaluation.value)
+        trial.set_user_attr("low", evaluation.low - evaluation.penalty)
+        trial.set_user_attr("high", evaluation.high - evaluation.penalty)
+        if settings.guard:
+            trial.set_user_attr("objective_value", evaluation.value)
+            trial.set_user_attr("guard_share", evaluation.guard_share)
+            trial.set_user_attr("guard_low", evaluation.guard_low)
+            trial.set_user_attr("guard_high", evaluation.guard_high)
+        study.tell(trial, evaluation.tuning_value)
         done_games += per_trial
-        best = evaluation.value if best is None else max(best, evaluation.value)
+        best = (evaluation.tuning_value if best is None
+                else max(best, evaluation.tuning_value))
     records = _records(study, settings)
     records = [r for r in records if r.number < settings.trials]
 
@@ -559,8 +687,7 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
         for row in range(len(entries) - 1):
             matrix[row, row + 1], matrix[row, 0] = 1.0, -1.0
         contrasts = contrast_intervals(means, matrix, simultaneous=True)
-    values_found = [e.value for e in evaluations]
-    best_index = max(range(len(entries)), key=lambda i: (values_found[i], -i))
+    best_index = chosen_index(settings, evaluations)
     for index, ((label, number, values), evaluation) in enumerate(zip(entries, evaluations,
                                                                         strict=True)):
         row = {"label": label, "trial": number, "values": values,
@@ -573,10 +700,37 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
                "gain_high": math.nan if index == 0 else float(contrasts.high[index - 1]),
                "deals": evaluation.deals, "games": evaluation.games,
                "chosen": index == best_index}
+        if settings.guard:
+            row.update({"guard_share": evaluation.guard_share,
+                        "guard_low": evaluation.guard_low, "guard_high": evaluation.guard_high,
+                        "meets_guard": evaluation.guard_share >= settings.guard_share,
+                        "tuning_value_fresh": evaluation.tuning_value})
         rows.append(row)
     write_text_atomic(path, json.dumps({"key": key, "rows": rows}, indent=1,
                                        default=_json_number) + "\n")
     return rows
+
+
+def chosen_index(settings: TuneSettings, evaluations: list[Evaluation]) -> int:
+    """The re-evaluated candidate to keep: the best objective on fresh deals; with a guard, the
+    best of those meeting its minimum there, or the best penalised value when none does. Ties
+    go to the earlier entry (the start is entry 0)."""
+    indices = range(len(evaluations))
+    if settings.guard:
+        meeting = [i for i in indices if evaluations[i].guard_share >= settings.guard_share]
+        if not meeting:
+            return max(indices, key=lambda i: (evaluations[i].tuning_value, -i))
+        indices = meeting
+    return max(indices, key=lambda i: (evaluations[i].value, -i))
+
+
+def final_lineup_labels(settings: TuneSettings, tuned: str, start: str) -> list[str]:
+    """The final tournament's lineup: tuned, start, the field, and the guard's rival when it is
+    not among them."""
+    labels = [tuned, start, *settings.field]
+    if settings.guard and settings.guard not in labels:
+        labels.append(settings.guard)
+    return labels
 
 
 def _json_number(value):
@@ -601,8 +755,10 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
         final = None
     else:
         registry = game.strategies()
-        lineup = [tuned_spec, start_spec] + [parse_strategy(label, registry, "field")
-                                             for label in settings.field]
+        lineup = [tuned_spec, start_spec] + [
+            parse_strategy(label, registry, "field")
+            for label in final_lineup_labels(settings, tuned_spec.label(),
+                                             start_spec.label())[2:]]
         seed = derived_seed(settings.seed, _FINAL_STREAM)
 
         def update(done: int, total: int) -> None:
@@ -615,6 +771,12 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
                  "head_to_head": float(result.head_to_head[0, 1]),
                  "head_to_head_ci": float(result.head_to_head_ci[0, 1]),
                  "score_gain": float(result.rows[0].score_mean - result.rows[1].score_mean)}
+        if settings.guard:
+            rival = [spec.label() for spec in lineup].index(settings.guard)
+            final["guard"] = {"tuned": float(result.head_to_head[0, rival]),
+                              "tuned_ci": float(result.head_to_head_ci[0, rival]),
+                              "start": float(result.head_to_head[1, rival]),
+                              "start_ci": float(result.head_to_head_ci[1, rival])}
     write_text_atomic(path, json.dumps({"key": key, "final": final}, indent=1,
                                        default=_json_number) + "\n")
     return final
@@ -630,10 +792,16 @@ def objective_text(settings: TuneSettings) -> str:
     """What a trial's value is, in words."""
     against = ("the strategy at its starting values" if settings.self_play
                else ", ".join(settings.field))
+    if settings.every_seat:
+        return "the mean score per seat when the candidate takes every seat of every game"
     return {"head-to-head": f"share of pairs of seats in which the candidate outscores "
                             f"{against} (ties half)",
             "margin": f"the candidate's mean score minus that of {against} in the same games",
             "score": f"the candidate's mean score against {against}"}[settings.objective]
+
+
+def _share(value: float) -> str:
+    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
 def report_markdown(result: TuneResult) -> str:
@@ -646,10 +814,20 @@ def report_markdown(result: TuneResult) -> str:
     if s.command:
         lines += ["Command:", "", "```", s.command, "```", ""]
     rules = ", ".join(f"{k}={v}" for k, v in s.rules.items()) or "defaults"
+    if s.every_seat:
+        field_text = "none: the candidate takes every seat"
+    elif s.self_play:
+        field_text = "self-play (the strategy at its starting values)"
+    else:
+        field_text = ", ".join(s.field)
     lines += [
-        f"- Field: {'self-play (the strategy at its starting values)' if s.self_play else ', '.join(s.field)}",  # noqa: E501
+        f"- Field: {field_text}",
         f"- Rules: {rules}; data: {s.data_file or 'shipped'}",
         f"- Objective ({s.objective}): {objective_text(s)}.",
+        *([f"- Guard: head to head against `{s.guard}` of at least {100 * s.guard_share:.4g}% "
+           f"(every evaluation also plays {_guard_games(s, s.games):,} games against it on the "
+           f"same deals; a trial's value loses {s.guard_penalty:.4g} per percentage point "
+           f"below; on fresh deals the chosen values must meet it)."] if s.guard else []),
         f"- {s.trials} trials of {games_per_evaluation(s, s.games):,} games each, all on the "
         f"same deals and seat rotations (common random numbers), master seed {s.seed}; "
         f"optimiser: optuna CMA-ES sampler started from the starting values (trial 0).",
@@ -672,15 +850,26 @@ def report_markdown(result: TuneResult) -> str:
                      f"| {parameter.help} |")
     lines += ["", f"Use them with `--strategy {s.strategy}@{result.out / PARAMETERS_FILE}` (or "
                   f"copy `{PARAMETERS_FILE}` anywhere).", "",
-              "## Re-evaluation on fresh deals", "",
-              "| candidate | value in tuning | value on fresh deals (95% CI) | gain over start "
-              "(simultaneous 95% CI) | chosen |", "| --- | --- | --- | --- | --- |"]
+              "## Re-evaluation on fresh deals", ""]
+    guard_header = f" against `{s.guard}` (95% CI) |" if s.guard else ""
+    lines += ["| candidate | value in tuning | value on fresh deals (95% CI) | gain over start "
+              f"(simultaneous 95% CI) |{guard_header} chosen |",
+              "| --- | --- | --- | --- |" + (" --- |" if s.guard else "") + " --- |"]
     for row in result.reevaluated:
         gain = ("-" if row["trial"] is None else
                 f"{row['gain']:+.4g} ({row['gain_low']:+.4g} to {row['gain_high']:+.4g})")
+        guard = (f" {_share(row['guard_share'])} ({_share(row['guard_low'])} to "
+                 f"{_share(row['guard_high'])}){'' if row['meets_guard'] else ', below'} |"
+                 if s.guard else "")
         lines.append(f"| {row['label']} | {_format(row['tuning_value'])} | "
-                     f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g}) | {gain} | "
-                     f"{'yes' if row['chosen'] else ''} |")
+                     f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g}) | {gain} |"
+                     f"{guard} {'yes' if row['chosen'] else ''} |")
+    if s.guard:
+        lines += ["", "Values in tuning are after the guard's penalty; values and gains on "
+                      "fresh deals are the objective alone. The chosen values are the best "
+                      f"re-evaluated ones at {100 * s.guard_share:.4g}% or more against "
+                      f"`{s.guard}` on these deals (when none is, the best value less the "
+                      "guard's penalty)."]
     lines += ["", "## Final head-to-head: tuned against the start", ""]
     if result.final is None:
         lines.append("The starting values were best on fresh deals: nothing was tuned.")
@@ -688,15 +877,26 @@ def report_markdown(result: TuneResult) -> str:
         final = result.final
         lines += [f"Tuned against start: {100 * final['head_to_head']:.1f}% ± "
                   f"{100 * final['head_to_head_ci']:.1f}% head to head (95% CI, by deal); mean "
-                  f"score {final['score_gain']:+.2f}. A tournament on deals no trial or "
-                  f"re-evaluation played (seed {final['seed']}):", "", "```",
-                  final["table"], "```"]
+                  f"score {final['score_gain']:+.2f}."]
+        if final.get("guard"):
+            guard = final["guard"]
+            lines += [f"Against `{s.guard}`: tuned {100 * guard['tuned']:.1f}% ± "
+                      f"{100 * guard['tuned_ci']:.1f}%, start {100 * guard['start']:.1f}% ± "
+                      f"{100 * guard['start_ci']:.1f}% (the guard's minimum: "
+                      f"{100 * s.guard_share:.4g}%)."]
+        lines += [f"A tournament on deals no trial or re-evaluation played (seed "
+                  f"{final['seed']}):", "", "```", final["table"], "```"]
     lines += ["", "## Progress", "", f"![progress]({CURVE_FILE})", "",
-              "| trial | value (95% CI) | " + " | ".join(s.tuned) + " |",
-              "| --- | --- | " + " | ".join("---" for _ in s.tuned) + " |"]
+              "| trial | value (95% CI) | "
+              + (f"objective | against `{s.guard}` | " if s.guard else "")
+              + " | ".join(s.tuned) + " |",
+              "| --- | --- | " + ("--- | --- | " if s.guard else "")
+              + " | ".join("---" for _ in s.tuned) + " |"]
     for record in sorted(result.trials, key=lambda r: -r.value)[:10]:
+        guard = (f"{record.objective_value:.4g} | {_share(record.guard_share)} | "
+                 if s.guard else "")
         lines.append(f"| {record.number} | {record.value:.4g} ({_format(record.low)} to "
-                     f"{_format(record.high)}) | "
+                     f"{_format(record.high)}) | {guard}"
                      + " | ".join(_format(record.values[name]) for name in s.tuned) + " |")
     lines.append("")
     lines.append("(the ten best trials by their tuning value; the values of the best trials are "
@@ -722,7 +922,8 @@ def progress_curve(result: TuneResult) -> bytes:
         if start is not None:
             axis.axhline(start, color="#7f7f7f", linestyle="--", label="start (trial 0)")
         axis.set_xlabel("trial")
-        axis.set_ylabel(result.settings.objective)
+        axis.set_ylabel(result.settings.objective + (" less the guard's penalty"
+                                                      if result.settings.guard else ""))
         axis.set_title(f"Tuning {result.settings.strategy}: {result.settings.objective} "
                        f"per trial")
         axis.legend(loc="lower right")
@@ -740,8 +941,13 @@ def write_outputs(result: TuneResult) -> None:
               "seed": s.seed, "chosen_trial": -1 if gain_row["trial"] is None
               else gain_row["trial"],
               "fresh_value": gain_row["value"], "fresh_gain": gain_row["gain"]}
+    if s.guard:
+        tuning.update({"guard": s.guard, "guard_share": s.guard_share,
+                       "fresh_guard_share": gain_row["guard_share"]})
     if result.final is not None:
         tuning["final_head_to_head"] = result.final["head_to_head"]
+        if result.final.get("guard"):
+            tuning["final_guard_head_to_head"] = result.final["guard"]["tuned"]
     if s.command:
         tuning["command"] = s.command
     comment = (f"{s.strategy}: parameters found by sim tune-strategy (see report.md beside it).\n"

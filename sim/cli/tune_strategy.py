@@ -57,8 +57,27 @@ def tune_strategy(
     objective: Annotated[
         str, typer.Option("--objective", help="What a trial maximises: head-to-head (how often "
                                               "it outscores the field at the same table), "
-                                              "margin (its mean score minus the field's) or "
-                                              "score.")] = "head-to-head",
+                                              "margin (its mean score minus the field's), "
+                                              "score, or self-play (its mean score with itself "
+                                              "in every seat; --field self).")
+    ] = "head-to-head",
+    guard: Annotated[
+        str | None, typer.Option("--guard", help="A rival to keep in view: every trial also "
+                                                 "plays it head to head, and a trial that wins "
+                                                 "less than --guard-share against it is "
+                                                 "penalised.")] = None,
+    guard_share: Annotated[
+        float | None, typer.Option("--guard-share", help="The minimum head to head against "
+                                                         "--guard, a share of pairs of seats "
+                                                         "(default 0.5).")] = None,
+    guard_penalty: Annotated[
+        float | None, typer.Option("--guard-penalty", help="Objective units a trial loses per "
+                                                           "percentage point below "
+                                                           "--guard-share (default 1; 0.01 "
+                                                           "for head-to-head).")] = None,
+    guard_games: Annotated[
+        int | None, typer.Option("--guard-games", help="Games against --guard per trial "
+                                                       "(default: --games).")] = None,
     reevaluate: Annotated[int, typer.Option("--reevaluate", help="Best trials played again on "
                                                                  "fresh deals at the end.")] = 3,
     reevaluate_games: Annotated[
@@ -86,8 +105,10 @@ def tune_strategy(
     """Tune a strategy's declared parameters by self-play (optuna CMA-ES).
 
     Every trial plays the same deals and seat rotations against the field (common random
-    numbers); the best trials are re-evaluated on fresh deals, and the chosen values meet the
-    starting values head to head on a third set of deals. Writes OUT/tuned.toml (use it as
+    numbers), or with itself in every seat (--objective self-play), and, with --guard, against
+    a rival it must keep beating; the best trials are re-evaluated on fresh deals, and the
+    chosen values meet the starting values (and the rival) head to head on a third set of
+    deals. Writes OUT/tuned.toml (use it as
     --strategy NAME@OUT/tuned.toml in any command), OUT/report.md and OUT/progress.png; the
     optimiser's state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and
     --resume OUT goes on with the same trials."""
@@ -124,7 +145,8 @@ def tune_strategy(
                              f"{', '.join(OBJECTIVES)}")
         settings = make_settings(chosen.name, strategy, field, players, rules, data_path(tiles),
                                  games, 40 if trials is None else trials, seed, objective,
-                                 names, reevaluate, reevaluate_games, final_games, command)
+                                 names, reevaluate, reevaluate_games, final_games, command,
+                                 guard, guard_share, guard_penalty, guard_games)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
         folder = out or Path(f"runs/tune-{safe}")
         check_output_folder(folder, settings, resume=False)
@@ -155,6 +177,11 @@ def tune_strategy(
         typer.echo(f"  gain over start on fresh deals: {chosen_row['gain']:+.4g} "
                    f"({chosen_row['gain_low']:+.4g} to {chosen_row['gain_high']:+.4g}, "
                    f"simultaneous 95% CI) in {result.settings.objective}")
+    if result.settings.guard:
+        typer.echo(f"  against {result.settings.guard} on fresh deals: "
+                   f"{100 * chosen_row['guard_share']:.1f}% ({100 * chosen_row['guard_low']:.1f}% "
+                   f"to {100 * chosen_row['guard_high']:.1f}%); minimum "
+                   f"{100 * result.settings.guard_share:.4g}%")
     if result.final is not None:
         typer.echo(f"  final head-to-head, tuned vs start: "
                    f"{100 * result.final['head_to_head']:.1f}% ± "

@@ -2,6 +2,8 @@
 determinism (same command, same trials and result), resuming, and one-line errors."""
 
 
+import json
+
 import optuna
 import pytest
 from typer.testing import CliRunner
@@ -114,3 +116,119 @@ def test_objectives_are_the_candidates_results_against_the_field_per_deal():
     assert values.tolist() == [4.0, -3.0] and counts.tolist() == [2.0, 2.0]
     values, counts = objective_sums("score", played, 2)
     assert values.tolist() == [20.0, 9.0] and counts.tolist() == [2.0, 2.0]
+    # self-play: the candidate alone in every seat, so every seat's score counts.
+    alone = RotationGames(np.zeros((4, 2), dtype=np.int64), np.array([0, 0, 1, 1]), scores,
+                          np.zeros((4, 2)), 2, 0.0, [])
+    values, counts = objective_sums("self-play", alone, 2)
+    assert values.tolist() == [36.0, 21.0] and counts.tolist() == [4.0, 4.0]
+
+
+GUARDED = [*TUNE, "--objective", "self-play", "--guard", "random", "--guard-share", "0.7"]
+
+
+def trial_attributes(folder):
+    study = optuna.load_study(study_name="tune-strategy",
+                              storage=f"sqlite:///{folder / 'study.sqlite3'}")
+    return [(t.number, t.params, t.value, t.user_attrs) for t in study.trials]
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("guarded") / "whole"
+    result = runner.invoke(app, [*GUARDED, "--trials", "5", "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, result.output
+
+
+def test_self_play_objective_is_the_mean_score_with_the_candidate_in_every_seat(guarded):
+    import numpy as np
+
+    from sim.tournament import play_rotations
+
+    folder, output = guarded
+    game = get_game("pick-two")
+    start = parse_strategy("greedy:patience=0.8", game.strategies(), "test")
+    # From scratch: the start alone at the table, on the tuning's deals (seed 4, 120 games).
+    rules = json.loads((folder / "settings.json").read_text())["rules"]
+    played = play_rotations(game, game.load_data(None), 2, rules, [start], 120, 4)
+    assert (played.seat_strategy == 0).all()
+    trial_zero = trial_attributes(folder)[0][3]
+    assert trial_zero["objective_value"] == pytest.approx(float(np.mean(played.scores)))
+    assert "against random on fresh deals" in output
+
+
+def test_a_guarded_trial_loses_the_penalty_for_each_point_below_the_minimum(guarded):
+    folder, _ = guarded
+    trials = trial_attributes(folder)
+    assert len(trials) == 5
+    for _, _, value, attributes in trials:
+        shortfall = max(0.0, 0.7 - attributes["guard_share"])
+        assert value == pytest.approx(attributes["objective_value"] - 100.0 * shortfall)
+        assert attributes["guard_low"] <= attributes["guard_share"] <= attributes["guard_high"]
+    rows = json.loads((folder / "reevaluation.json").read_text())["rows"]
+    chosen = next(row for row in rows if row["chosen"])
+    meeting = [row for row in rows if row["meets_guard"]]
+    if meeting:
+        assert chosen["meets_guard"]
+        assert chosen["value"] == max(row["value"] for row in meeting)
+    report = (folder / "report.md").read_text()
+    assert "- Guard: head to head against `random` of at least 70%" in report
+    assert "against `random` (95% CI)" in report
+    tuning = (folder / "tuned.toml").read_text()
+    assert 'guard = "random"' in tuning and "fresh_guard_share" in tuning
+    final = json.loads((folder / "final.json").read_text())["final"]
+    if final is not None:
+        assert final["document"]["strategies"][-1] == "random"
+        assert 0.0 <= final["guard"]["tuned"] <= 1.0
+
+
+def test_a_guarded_self_play_run_resumes_to_the_same_trials(guarded, tmp_path):
+    folder, _ = guarded
+    short = tmp_path / "resumed"
+    result = runner.invoke(app, [*GUARDED, "--trials", "2", "--out", str(short)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["tune-strategy", "--resume", str(short), "--trials", "5",
+                                 "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert trial_attributes(short) == trial_attributes(folder)
+    assert parameters_of(short) == parameters_of(folder)
+
+
+def test_guard_and_self_play_refuse_bad_input_in_one_line(tmp_path):
+    for arguments, reason in [
+        ([*TUNE, "--objective", "self-play", "--field", "random"], "the field is 'self'"),
+        ([*TUNE, "--guard-share", "0.6"], "--guard-share: needs --guard"),
+        ([*TUNE, "--guard", "random", "--guard-share", "1.5"], "must be between 0 and 1"),
+        ([*TUNE, "--guard", "random", "--guard-penalty", "0"], "must be a positive number"),
+        ([*TUNE, "--guard", "nosuch"], "--guard"),
+    ]:
+        result = runner.invoke(app, [*arguments, "--out", str(tmp_path / "never")])
+        assert result.exit_code == 2, result.output
+        assert reason in result.output and result.output.count("\n") == 1
+        assert not (tmp_path / "never").exists()
+
+
+def test_the_chosen_candidate_meets_the_guard_when_one_does():
+    import math
+
+    import numpy as np
+
+    from sim.tune_strategy import Evaluation, TuneSettings, chosen_index, guard_penalty
+
+    settings = TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
+                            tuned=("patience",), field=(), players=2, rules={},
+                            data_file=None, games=10, trials=1, seed=1, objective="self-play",
+                            guard="random", guard_share=0.65, guard_penalty=2.0)
+    assert guard_penalty(settings, 0.60) == pytest.approx(10.0)  # 5 points below, 2 per point
+    assert guard_penalty(settings, 0.70) == 0.0
+
+    def candidate(value, share):
+        return Evaluation(value, 1.0, value - 2, value + 2, 10, 20, np.zeros(10), np.ones(10),
+                          penalty=guard_penalty(settings, share), guard_share=share)
+
+    # The best objective (index 1) is below the minimum; of those meeting it, index 2 is best.
+    assert chosen_index(settings, [candidate(90, 0.66), candidate(94, 0.60),
+                                   candidate(91, 0.65)]) == 2
+    # None meets it: the best penalised value (93 - 2 = 91 beats 94 - 10 = 84).
+    assert chosen_index(settings, [candidate(93, 0.64), candidate(94, 0.60)]) == 0
+    assert math.isnan(Evaluation(1.0, 0, 0, 2, 1, 1, np.zeros(1), np.ones(1)).guard_share)
