@@ -355,7 +355,7 @@ def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[Strat
                     progress: Callable[[int], None] | None) -> Evaluation:
     """``objective`` of lineup entry 0 against the rest over ``games`` games (whole deals x
     rotations) of master seed ``seed``."""
-    deals = max(2, math.ceil(games / len(lineup)))
+    deals = games_per_lineup(len(lineup), games) // len(lineup)
 
     def report(done: int, total: int) -> None:
         if progress is not None:
@@ -561,7 +561,7 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
     per_trial = games_per_evaluation(settings, settings.games)
     per_candidate = games_per_evaluation(settings, reevaluate_games(settings))
     final_entries = len(final_lineup_labels(settings, "tuned", "start"))
-    final_total = max(2, math.ceil(final_games(settings) / final_entries)) * final_entries
+    final_total = games_per_lineup(final_entries, final_games(settings))
     total = (settings.trials * per_trial + (settings.reevaluate + 1) * per_candidate
              + final_total)
 

@@ -18,10 +18,20 @@ TUNE = ["tune-strategy", "greedy:patience=0.8", "--game", "pick-two", "--players
         "120", "--seed", "4", "--quiet"]
 
 
+def study_of(folder):
+    return optuna.load_study(study_name="tune-strategy",
+                             storage=f"sqlite:///{folder / 'study.sqlite3'}")
+
+
 def trials_of(folder):
-    study = optuna.load_study(study_name="tune-strategy",
-                              storage=f"sqlite:///{folder / 'study.sqlite3'}")
-    return [(t.number, t.params, t.value) for t in study.trials]
+    return [(t.number, t.params, t.value) for t in study_of(folder).trials]
+
+
+def tune_into(folder, arguments):
+    """Run ``sim tune-strategy`` with ``arguments`` into ``folder``; (folder, its output)."""
+    result = runner.invoke(app, [*arguments, "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, result.output
 
 
 def parameters_of(folder):
@@ -31,10 +41,7 @@ def parameters_of(folder):
 
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tune") / "whole"
-    result = runner.invoke(app, [*TUNE, "--trials", "6", "--out", str(folder)])
-    assert result.exit_code == 0, result.output
-    return folder, result.output
+    return tune_into(tmp_path_factory.mktemp("tune") / "whole", [*TUNE, "--trials", "6"])
 
 
 def test_tuning_writes_a_parameters_file_every_command_reads_and_a_report(tuned):
@@ -127,17 +134,12 @@ GUARDED = [*TUNE, "--objective", "self-play", "--guard", "random", "--guard-shar
 
 
 def trial_attributes(folder):
-    study = optuna.load_study(study_name="tune-strategy",
-                              storage=f"sqlite:///{folder / 'study.sqlite3'}")
-    return [(t.number, t.params, t.value, t.user_attrs) for t in study.trials]
+    return [(t.number, t.params, t.value, t.user_attrs) for t in study_of(folder).trials]
 
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("guarded") / "whole"
-    result = runner.invoke(app, [*GUARDED, "--trials", "5", "--out", str(folder)])
-    assert result.exit_code == 0, result.output
-    return folder, result.output
+    return tune_into(tmp_path_factory.mktemp("guarded") / "whole", [*GUARDED, "--trials", "5"])
 
 
 def test_self_play_objective_is_the_mean_score_with_the_candidate_in_every_seat(guarded):
