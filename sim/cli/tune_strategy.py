@@ -78,6 +78,12 @@ def tune_strategy(
     guard_games: Annotated[
         int | None, typer.Option("--guard-games", help="Games against --guard per trial "
                                                        "(default: --games).")] = None,
+    guard_by: Annotated[
+        str | None, typer.Option("--guard-by", help="How a re-evaluated candidate's share "
+                                                    "against --guard is held to "
+                                                    "--guard-share on fresh deals: "
+                                                    "lower-bound (the lower end of its 95% "
+                                                    "interval; default) or estimate.")] = None,
     reevaluate: Annotated[int, typer.Option("--reevaluate", help="Best trials played again on "
                                                                  "fresh deals at the end.")] = 3,
     reevaluate_games: Annotated[
@@ -146,7 +152,7 @@ def tune_strategy(
         settings = make_settings(chosen.name, strategy, field, players, rules, data_path(tiles),
                                  games, 40 if trials is None else trials, seed, objective,
                                  names, reevaluate, reevaluate_games, final_games, command,
-                                 guard, guard_share, guard_penalty, guard_games)
+                                 guard, guard_share, guard_penalty, guard_games, guard_by)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
         folder = out or Path(f"runs/tune-{safe}")
         check_output_folder(folder, settings, resume=False)
@@ -181,7 +187,7 @@ def tune_strategy(
         typer.echo(f"  against {result.settings.guard} on fresh deals: "
                    f"{100 * chosen_row['guard_share']:.1f}% ({100 * chosen_row['guard_low']:.1f}% "
                    f"to {100 * chosen_row['guard_high']:.1f}%); minimum "
-                   f"{100 * result.settings.guard_share:.4g}%")
+                   f"{100 * result.settings.guard_share:.4g}% ({result.settings.guard_by})")
     if result.final is not None:
         typer.echo(f"  final head-to-head, tuned vs start: "
                    f"{100 * result.final['head_to_head']:.1f}% ± "

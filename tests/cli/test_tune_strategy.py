@@ -169,6 +169,9 @@ def test_a_guarded_trial_loses_the_penalty_for_each_point_below_the_minimum(guar
         assert attributes["guard_low"] <= attributes["guard_share"] <= attributes["guard_high"]
     rows = json.loads((folder / "reevaluation.json").read_text())["rows"]
     chosen = next(row for row in rows if row["chosen"])
+    # new runs judge a fresh share by the lower end of its 95% interval
+    for row in rows:
+        assert row["meets_guard"] == (row["guard_low"] >= 0.7)
     meeting = [row for row in rows if row["meets_guard"]]
     if meeting:
         assert chosen["meets_guard"]
@@ -176,8 +179,10 @@ def test_a_guarded_trial_loses_the_penalty_for_each_point_below_the_minimum(guar
     report = (folder / "report.md").read_text()
     assert "- Guard: head to head against `random` of at least 70%" in report
     assert "against `random` (95% CI)" in report
+    assert "judged by the lower end of its 95% interval" in report
     tuning = (folder / "tuned.toml").read_text()
     assert 'guard = "random"' in tuning and "fresh_guard_share" in tuning
+    assert 'guard_by = "lower-bound"' in tuning
     final = json.loads((folder / "final.json").read_text())["final"]
     if final is not None:
         assert final["document"]["strategies"][-1] == "random"
@@ -203,6 +208,8 @@ def test_guard_and_self_play_refuse_bad_input_in_one_line(tmp_path):
         ([*TUNE, "--guard", "random", "--guard-share", "1.5"], "must be between 0 and 1"),
         ([*TUNE, "--guard", "random", "--guard-penalty", "0"], "must be a positive number"),
         ([*TUNE, "--guard", "nosuch"], "--guard"),
+        ([*TUNE, "--guard-by", "estimate"], "--guard-by: needs --guard"),
+        ([*TUNE, "--guard", "random", "--guard-by", "median"], "--guard-by: 'median' is not"),
     ]:
         result = runner.invoke(app, [*arguments, "--out", str(tmp_path / "never")])
         assert result.exit_code == 2, result.output
@@ -234,3 +241,58 @@ def test_the_chosen_candidate_meets_the_guard_when_one_does():
     # None meets it: the best penalised value (93 - 2 = 91 beats 94 - 10 = 84).
     assert chosen_index(settings, [candidate(93, 0.64), candidate(94, 0.60)]) == 0
     assert math.isnan(Evaluation(1.0, 0, 0, 2, 1, 1, np.zeros(1), np.ones(1)).guard_share)
+
+
+def test_a_lower_bound_guard_keeps_only_shares_shown_to_meet_the_minimum():
+    import numpy as np
+
+    from sim.tune_strategy import (
+        Evaluation,
+        TuneSettings,
+        chosen_index,
+        guard_penalty,
+        judged_share,
+        meets_guard,
+    )
+
+    def settings_by(judgement):
+        return TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
+                            tuned=("patience",), field=(), players=2, rules={},
+                            data_file=None, games=10, trials=1, seed=1, objective="self-play",
+                            guard="random", guard_share=0.66, guard_penalty=2.0,
+                            guard_by=judgement)
+
+    lower, estimate = settings_by("lower-bound"), settings_by("estimate")
+
+    def candidate(value, share, low, settings):
+        evaluation = Evaluation(value, 1.0, value - 2, value + 2, 10, 20, np.zeros(10),
+                                np.ones(10), guard_share=share, guard_low=low,
+                                guard_high=2 * share - low)
+        evaluation.penalty = guard_penalty(settings, judged_share(settings, evaluation, True))
+        return evaluation
+
+    def field(settings):
+        # the start shows 68% (66 to 70); the better candidate 66.6% (65.3 to 68.0)
+        return [candidate(89.0, 0.68, 0.66, settings), candidate(91.4, 0.666, 0.653, settings)]
+
+    # by the estimate both meet 66% and the better objective wins; by the lower bound only the
+    # start's interval is clear of 66%
+    assert chosen_index(estimate, field(estimate)) == 1
+    assert chosen_index(lower, field(lower)) == 0
+    assert meets_guard(lower, field(lower)[0]) and not meets_guard(lower, field(lower)[1])
+    # while searching, the penalty is always on the estimate
+    assert judged_share(lower, field(lower)[1], fresh=False) == 0.666
+    # none clear: the penalty of the lower bound decides (91.4 - 2 x 2.2 beats 89 - 2 x 3)
+    low_start = [candidate(89.0, 0.66, 0.63, lower), candidate(91.4, 0.666, 0.638, lower)]
+    assert chosen_index(lower, low_start) == 1
+    assert low_start[1].tuning_value == pytest.approx(91.4 - 2.0 * 2.2)
+
+
+def test_runs_stored_before_the_guard_judgement_existed_judge_the_estimate():
+    from sim.tune_strategy import TuneSettings
+
+    document = TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
+                            tuned=("patience",), field=(), players=2, rules={},
+                            data_file=None, games=10, trials=1, seed=1).to_json()
+    document.pop("guard_by")
+    assert TuneSettings.from_json(document).guard_by == "estimate"
