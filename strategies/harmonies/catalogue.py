@@ -38,6 +38,8 @@ OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the
          "is (tokens already down count); 0: on empty hexes, as the planner does")
 CHOOSE = ("share (0-1) of the space charge counted when choosing the central space; the rest "
           "only steers where the chosen space's tokens go")
+LATER = ("share (0-1) of a face-up card's later cubes (after the first) counted in what "
+         "taking it is worth")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
          "points, in what a held card's next cube is worth")
 
@@ -126,7 +128,8 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
                   StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True),
-                  StrategyParameter("choose", 1.0, CHOOSE, minimum=0.0, maximum=1.0))
+                  StrategyParameter("choose", 1.0, CHOOSE, minimum=0.0, maximum=1.0),
+                  StrategyParameter("later", 1.0, LATER, minimum=0.0, maximum=1.0))
     builtin = True
 
 

@@ -43,6 +43,10 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   cards completed (measured in the README).
 * **Card offers** (``offer``, off): 1 values a face-up card's second cube at its likeliest
   spot on the board as it is (like the later habitats), not on empty hexes. No gain measured.
+* **Later cubes of an offer** (``later``, default 1): the share of a face-up card's cubes
+  after the first counted in what taking it is worth. Their modelled worth runs well ahead of
+  what such cards deliver (a koala, 4 cubes, is taken for its track and ends with about one
+  cube), so counting fewer steers the choice to cards whose first cube is near.
 * ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
   its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
@@ -91,6 +95,7 @@ from strategies.harmonies.ids import (
     SLOT_DENIAL,
     SLOT_DRAWS,
     SLOT_FADE,
+    SLOT_LATER,
     SLOT_OFFER,
     SLOT_POTENTIAL,
     SLOT_RUSH,
@@ -231,7 +236,8 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
         if card < 0:
             continue
         worth = expert_offer_worth(tables, public, player, card, work.supply, turns_left,
-                                   work.parameters[player, SLOT_OFFER])
+                                   work.parameters[player, SLOT_OFFER],
+                                   work.parameters[player, SLOT_LATER])
         better, ties = keep_if_better(worth, best, ties, generator)
         if better:
             best, best_position = worth, position
@@ -328,14 +334,20 @@ def add_later_targets(tables, public, player, work, second, third):
 
 
 @njit(cache=True)
-def expert_offer_worth(tables, public, player, card, supply, turns_left, later):
+def expert_offer_worth(tables, public, player, card, supply, turns_left, later, later_share):
     """Expected points of taking ``card`` now. ``later`` 0: the planner's
     (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
     likeliest spot of the board on another cube hex (tokens already down count), not on
     empty hexes; the time the turns left give to build it is charged as in the planner."""
     if later <= 0 or tables.card_is_spirit[card] or tables.card_cube_count[card] < 2:
-        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
-                                turns_left)
+        worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                 turns_left)
+        if later_share >= 1.0 or tables.card_is_spirit[card]:
+            return worth
+        chance, _, _ = best_placement(tables, public.stacks, public.heights,
+                                      public.cube_heights, player, card, supply)
+        first = float(tables.card_points[card, 0]) * max(0.0, chance)
+        return first + later_share * (worth - first)
     chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
                                           public.cube_heights, player, card, supply)
     if chance < 0:
@@ -351,7 +363,7 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later):
     for cube in range(1, tables.card_cube_count[card]):
         step = tables.card_points[card, cube] - tables.card_points[card, cube - 1]
         base = max(second_chance, fresh) if cube == 1 else fresh
-        worth += step * base * min(1.0, max(0.0, buildable - cube))
+        worth += later_share * step * base * min(1.0, max(0.0, buildable - cube))
     return worth
 
 

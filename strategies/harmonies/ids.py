@@ -37,7 +37,8 @@ SLOT_SECOND = 14  # expert: weight of the habitat for a held card's cube after i
 SLOT_THIRD = 15  # expert: weight of the habitat for the cube after that (a third cube hex)
 SLOT_OFFER = 16  # expert: 1 = a face-up card's second cube valued on the board as it is
 SLOT_CHOOSE = 17  # expert: share of the space charge counted in choosing the central space
-PARAMETER_SLOTS = 18
+SLOT_LATER = 18  # expert: share of a face-up card's later cubes counted in its worth
+PARAMETER_SLOTS = 19
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
                    "track", "beam", "rush", "fade", "spirit", "denial",
-                   "second", "third", "offer", "choose")
+                   "second", "third", "offer", "choose", "later")

@@ -117,8 +117,13 @@ def test_later_habitats_of_a_held_card_share_tokens_on_other_cube_hexes(data, ta
     # cube 2 x 1; the second 2 x 1 on the other blue (chance 1; the planner: on empty hexes,
     # 0.5 x 0.5); the third on empty hexes, 2 x 0.25; the fourth has no time.
     frog = card_index(tables_2a, 5)
-    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 1) == 4.5
-    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 0) == 3.0
+    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 1, 1.0) == 4.5
+    assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, 0, 1.0) == 3.0
+    # ``later`` counts a share of the cubes after the first: none leaves the first cube's 2,
+    # half adds half of 2.5 (the board as it is) or of 1 (the planner's empty hexes)
+    for offer, share, worth in ((1, 0.0, 2.0), (0, 0.0, 2.0), (1, 0.5, 3.25), (0, 0.5, 2.5)):
+        assert expert_offer_worth(tables_2a, public, 0, frog, work.supply, 4.0, offer,
+                                  share) == pytest.approx(worth)
 
 
 def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
@@ -200,3 +205,13 @@ def test_expert_is_deterministic_and_plays_its_own_way(data):
     for column in ("score", "points_animals", "turns", "spirit_kept"):
         np.testing.assert_array_equal(first[column], again[column], err_msg=column)
     assert not np.array_equal(first["score"], planner["score"])
+
+
+def test_later_cubes_share_changes_which_cards_are_taken(data):
+    def play(text):
+        return play_self(data, text, first_deal=61, games=6)
+
+    default, counted, first_only = play("expert"), play("expert:later=1"), play("expert:later=0")
+    np.testing.assert_array_equal(default["score"], counted["score"])
+    taken = [list(cards) for cards in default["cards_taken"]]
+    assert taken != [list(cards) for cards in first_only["cards_taken"]]
