@@ -29,6 +29,7 @@ from sim.tournament import (
     analyse,
     bradley_terry,
     elo_ratings,
+    lineup_count,
     pair_outcomes,
     play_rotations,
     rating_intervals,
@@ -77,7 +78,8 @@ class LadderResult:
         lines = [f"{self.game_title} skill ladder: {self.players} players, rules {rules}, "
                  f"seed {self.seed}",
                  f"main tournament: {self.main.games:,} games = {self.main.deals:,} deals x "
-                 f"{len(self.main.labels)} seat rotations ({self.main.seconds:.1f} s, "
+                 f"{lineup_count(len(self.main.labels), self.players)} seat rotations "
+                 f"({self.main.seconds:.1f} s, "
                  f"{self.main.games / max(self.main.seconds, 1e-9):,.0f} games/s)"]
         if any(row.slow for row in self.rows):
             slow = [row.label for row in self.rows if row.slow]
@@ -170,10 +172,12 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
     if slow and slow_games < 1:
         raise InputError(f"--slow-games: must be at least 1, got {slow_games}")
     fast_labels = [spec.label() for spec in fast]
-    main_deals = max(2, math.ceil(games / len(fast)))
-    slow_deals = max(2, math.ceil(slow_games / len(lineup))) if slow else 0
-    main_total = main_deals * len(fast)
-    total = main_total + slow_deals * len(lineup)
+    main_lineups = lineup_count(len(fast), players)
+    slow_lineups = lineup_count(len(lineup), players)
+    main_deals = max(2, math.ceil(games / main_lineups))
+    slow_deals = max(2, math.ceil(slow_games / slow_lineups)) if slow else 0
+    main_total = main_deals * main_lineups
+    total = main_total + slow_deals * slow_lineups
 
     def main_progress(done: int, _total: int) -> None:
         if progress is not None:
@@ -228,7 +232,7 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
     ladder.sort(key=lambda r: (r.rating, r.label))
     tiers = assign_tiers(ladder)
     return LadderResult(game.title, players, dict(rules), seed, ladder, tiers, main,
-                        slow_deals * len(lineup), slow_seconds)
+                        slow_deals * slow_lineups, slow_seconds)
 
 
 def ladder_plot(result: LadderResult) -> bytes:

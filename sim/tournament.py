@@ -4,10 +4,16 @@ Design (printed in the header of every table):
 - S strategies, N seats. The seat schedule has S lineups: in lineup ``j`` seat ``p`` plays
   strategy ``(j + p) mod S``. Over the S lineups every strategy sits in every seat equally often
   (once per seat and deal when S >= N), and every pair of strategies meets when S <= 2N - 1.
+- When S > N the schedule adds the S mirrored lineups, in which seat ``p`` plays
+  ``(j - p) mod S`` (2S lineups). Without them two strategies meet in one seat order only: of
+  three strategies at two seats, strategy 0 would always sit before 1, 1 before 2 and 2 before
+  0, and the head to head of each pair would carry the first seat's advantage. With them every
+  pair meets equally often in either order, on the same seats. (When S <= N every strategy
+  takes every seat of every deal, so the cyclic lineups are balanced already.)
 - Every deal is played once with each lineup, and the games of one deal share both the deal seed
   (draw order, removed tiles) and the strategy seed: the same deals for every pairing and seat
   rotation (common random numbers), so differences come from the strategies, not from the luck.
-  ``games`` is rounded up to a whole number of deals x S lineups.
+  ``games`` is rounded up to a whole number of deals x lineups.
 - Seeds: deal ``d`` uses ``seeding.deal_seeds(seed, [d])`` and ``seeding.strategy_seeds(seed, [d],
   [0])``; each game is a pure function of its seeds, so the results are identical for any
   number of worker processes.
@@ -84,11 +90,16 @@ class TournamentResult:
     def table(self) -> str:
         """The printed report: design header, per-strategy table, head-to-head matrix."""
         s = len(self.labels)
+        lineups = lineup_count(s, self.players)
+        mirrored = (f", and in rotation {s} + j, (j - p) mod {s} (every pair meets in both "
+                    f"seat orders)" if lineups > s else "")
         lines = [
             f"{self.game_title} tournament: {self.players} players, {s} strategies, "
-            f"{self.games:,} games = {self.deals:,} deals x {s} seat rotations, seed {self.seed}",
-            f"design: in rotation j seat p plays strategy (j + p) mod {s}; every deal is played "
-            f"in every rotation with the same deal and strategy seeds (common random numbers)",
+            f"{self.games:,} games = {self.deals:,} deals x {lineups} seat rotations, seed "
+            f"{self.seed}",
+            f"design: in rotation j seat p plays strategy (j + p) mod {s}{mirrored}; every deal "
+            f"is played in every rotation with the same deal and strategy seeds (common random "
+            f"numbers)",
             "CIs: 95%, t, from per-deal means (deals are the independent units); rating: "
             "Bradley-Terry (MM) on pairwise outcomes within games, ties half, Elo scale "
             "(400 log10 strength), mean 0, 95% interval from 1,000 deal resamples",
@@ -153,8 +164,21 @@ def parse_strategy_list(text: str) -> list[str]:
 
 
 def seat_schedule(strategies: int, players: int) -> np.ndarray:
-    """int64[S, N]: lineup ``j`` puts strategy ``(j + p) mod S`` in seat ``p``."""
-    return (np.arange(strategies)[:, None] + np.arange(players)[None, :]) % strategies
+    """int64[L, N]: lineup ``j`` puts strategy ``(j + p) mod S`` in seat ``p``; when S > N
+    the S mirrored lineups follow, lineup ``S + j`` putting ``(j - p) mod S`` in seat ``p``
+    (module docstring: every pair then meets in both seat orders)."""
+    lineups = np.arange(strategies)[:, None]
+    seats = np.arange(players)[None, :]
+    cyclic = (lineups + seats) % strategies
+    if lineup_count(strategies, players) == strategies:
+        return cyclic
+    return np.concatenate([cyclic, (lineups - seats) % strategies])
+
+
+def lineup_count(strategies: int, players: int) -> int:
+    """Lineups per deal of ``seat_schedule``: S, or 2S when S > N >= 2 (one seat has no
+    order to balance)."""
+    return strategies if strategies <= players or players < 2 else 2 * strategies
 
 
 def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
@@ -334,8 +358,8 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     rotation of ``lineup`` (module docstring): the same deal and strategy seeds in every
     rotation, so every lineup entry meets the same luck. ``progress(games_done, games_total)``
     is called as chunks finish (in order). The games do not depend on ``workers``."""
-    s = len(lineup)
-    schedule = seat_schedule(s, players)
+    schedule = seat_schedule(len(lineup), players)
+    s = len(schedule)  # lineups per deal
     deal_ids = np.arange(first_deal, first_deal + deals)
     deal_seed = deal_seeds(seed, deal_ids)
     strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
@@ -391,10 +415,11 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
                          f"rotating --pool")
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
-    deals = math.ceil(games / s)
+    lineups = lineup_count(s, players)
+    deals = math.ceil(games / lineups)
     played = play_rotations(game, data, players, rules, lineup, deals, seed, workers,
                             chunk_deals, progress)
     rows, head, head_ci = analyse(labels, played.seat_strategy, played.deal_of_game,
                                   played.scores, played.wins, deals)
-    return TournamentResult(game.title, players, labels, deals, deals * s, seed, workers,
+    return TournamentResult(game.title, players, labels, deals, deals * lineups, seed, workers,
                             played.seconds, rows, head, head_ci, played.compile_seconds)

@@ -66,7 +66,13 @@ from sim.games.base import Game, StrategyParameter, StrategySpec
 from sim.games.registry import get_game
 from sim.stats.clustered import contrast_intervals, ratio_means, t_critical
 from sim.strategy_spec import format_parameters_file, parse_strategy
-from sim.tournament import TournamentResult, pair_outcomes, play_rotations, run_tournament
+from sim.tournament import (
+    TournamentResult,
+    lineup_count,
+    pair_outcomes,
+    play_rotations,
+    run_tournament,
+)
 
 OBJECTIVES = ("head-to-head", "margin", "score", "self-play")
 # How a candidate's share against the guard's rival is judged on fresh deals.
@@ -368,7 +374,8 @@ def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[Strat
                     progress: Callable[[int], None] | None) -> Evaluation:
     """``objective`` of lineup entry 0 against the rest over ``games`` games (whole deals x
     rotations) of master seed ``seed``."""
-    deals = games_per_lineup(len(lineup), games) // len(lineup)
+    deals = (games_per_lineup(len(lineup), settings.players, games)
+             // lineup_count(len(lineup), settings.players))
 
     def report(done: int, total: int) -> None:
         if progress is not None:
@@ -422,7 +429,7 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
                                  workers, progress)
     if not settings.guard:
         return evaluation
-    played_games = games_per_lineup(len(lineup), games)
+    played_games = games_per_lineup(len(lineup), settings.players, games)
     rival = parse_strategy(settings.guard, game.strategies(), "guard")
 
     def report(done: int) -> None:
@@ -438,10 +445,11 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
     return evaluation
 
 
-def games_per_lineup(entries: int, games: int) -> int:
-    """Games that ``games`` games of a lineup of ``entries`` really are (whole deals x
-    rotations)."""
-    return max(2, math.ceil(games / entries)) * entries
+def games_per_lineup(entries: int, players: int, games: int) -> int:
+    """Games that ``games`` games of a lineup of ``entries`` at ``players`` seats really are
+    (whole deals, at least 2, x the rotations of ``sim.tournament.seat_schedule``)."""
+    lineups = lineup_count(entries, players)
+    return max(2, math.ceil(games / lineups)) * lineups
 
 
 def _guard_games(settings: TuneSettings, games: int) -> int:
@@ -456,9 +464,9 @@ def games_per_evaluation(settings: TuneSettings, games: int) -> int:
     """Games an evaluation of ``games`` really plays (whole deals x rotations), with the
     guard's games."""
     entries = 1 if settings.every_seat else 1 + max(1, len(settings.field))
-    total = games_per_lineup(entries, games)
+    total = games_per_lineup(entries, settings.players, games)
     if settings.guard:
-        total += games_per_lineup(2, _guard_games(settings, games))
+        total += games_per_lineup(2, settings.players, _guard_games(settings, games))
     return total
 
 
@@ -589,7 +597,7 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
     per_trial = games_per_evaluation(settings, settings.games)
     per_candidate = games_per_evaluation(settings, reevaluate_games(settings))
     final_entries = len(final_lineup_labels(settings, "tuned", "start"))
-    final_total = games_per_lineup(final_entries, final_games(settings))
+    final_total = games_per_lineup(final_entries, settings.players, final_games(settings))
     total = (settings.trials * per_trial + (settings.reevaluate + 1) * per_candidate
              + final_total)
 

@@ -25,10 +25,51 @@ def cli() -> typer.Typer:
 
 
 def test_seat_schedule_puts_every_strategy_in_every_seat_equally_often():
-    for count, players in ((2, 4), (3, 4), (7, 4), (5, 5), (4, 1)):
+    for count, players, copies in ((2, 4, 1), (3, 4, 1), (7, 4, 2), (5, 5, 1), (4, 1, 1),
+                                   (3, 2, 2), (2, 2, 1)):
         schedule = seat_schedule(count, players)
+        assert schedule.shape == (copies * count, players)
         for seat in range(players):
-            assert sorted(schedule[:, seat]) == list(range(count))
+            assert sorted(schedule[:, seat]) == sorted(list(range(count)) * copies)
+
+
+def test_seat_schedule_seats_every_pair_in_both_orders_when_strategies_outnumber_seats():
+    for count, players in ((3, 2), (6, 2), (7, 4), (5, 3)):
+        schedule = seat_schedule(count, players)
+        ahead = np.zeros((count, count), dtype=int)  # ahead[a, b]: games a sits before b
+        for lineup in schedule:
+            for i in range(players):
+                for j in range(i + 1, players):
+                    ahead[lineup[i], lineup[j]] += 1
+        np.testing.assert_array_equal(ahead, ahead.T)
+        # and on the same seats: a's seats against b are b's seats against a
+        for a in range(count):
+            for b in range(count):
+                if a == b:
+                    continue
+                seats_a = sorted(int(np.nonzero(lineup == a)[0][0]) for lineup in schedule
+                                 if a in lineup and b in lineup)
+                seats_b = sorted(int(np.nonzero(lineup == b)[0][0]) for lineup in schedule
+                                 if a in lineup and b in lineup)
+                assert seats_a == seats_b
+
+
+def test_head_to_head_of_equal_strategies_is_even_whatever_the_seat_advantage():
+    """Known truth: three identical strategies at two seats, the first seat always winning.
+    Every pair must come out at 50% (the cyclic lineups alone gave 100% and 0%)."""
+    from sim.tournament import analyse
+
+    deals = 5
+    schedule = seat_schedule(3, 2)
+    seat_strategy = np.tile(schedule, (deals, 1))
+    deal_of_game = np.repeat(np.arange(deals), len(schedule))
+    scores = np.tile(np.array([[60, 50]]), (len(seat_strategy), 1))
+    wins = np.tile(np.array([[1.0, 0.0]]), (len(seat_strategy), 1))
+    rows, head, _ = analyse(["a", "b", "c"], seat_strategy, deal_of_game, scores, wins, deals)
+    off_diagonal = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose(head[off_diagonal], 0.5)
+    assert [row.win_rate for row in rows] == [0.5, 0.5, 0.5]
+    assert len({round(row.rating, 9) for row in rows}) == 1
 
 
 def test_parse_strategy_list_keeps_parameters_with_their_strategy():
