@@ -129,7 +129,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True),
                   StrategyParameter("choose", 1.0, CHOOSE, minimum=0.0, maximum=1.0),
-                  StrategyParameter("later", 1.0, LATER, minimum=0.0, maximum=1.0))
+                  StrategyParameter("later", 0.0, LATER, minimum=0.0, maximum=1.0))
     builtin = True
 
 

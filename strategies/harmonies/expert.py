@@ -338,15 +338,20 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
     """Expected points of taking ``card`` now. ``later`` 0: the planner's
     (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
     likeliest spot of the board on another cube hex (tokens already down count), not on
-    empty hexes; the time the turns left give to build it is charged as in the planner."""
+    empty hexes; the time the turns left give to build it is charged as in the planner.
+    ``later_share`` counts that share of the cubes after the first (0: the first cube's
+    expected points alone)."""
     if later <= 0 or tables.card_is_spirit[card] or tables.card_cube_count[card] < 2:
-        worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
-                                 turns_left)
         if later_share >= 1.0 or tables.card_is_spirit[card]:
-            return worth
+            return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                    turns_left)
         chance, _, _ = best_placement(tables, public.stacks, public.heights,
                                       public.cube_heights, player, card, supply)
         first = float(tables.card_points[card, 0]) * max(0.0, chance)
+        if later_share <= 0.0:
+            return first  # the default: the planner's worth of the later cubes is not needed
+        worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                 turns_left)
         return first + later_share * (worth - first)
     chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
                                           public.cube_heights, player, card, supply)

@@ -212,6 +212,6 @@ def test_later_cubes_share_changes_which_cards_are_taken(data):
         return play_self(data, text, first_deal=61, games=6)
 
     default, counted, first_only = play("expert"), play("expert:later=1"), play("expert:later=0")
-    np.testing.assert_array_equal(default["score"], counted["score"])
-    taken = [list(cards) for cards in default["cards_taken"]]
+    np.testing.assert_array_equal(default["score"], first_only["score"])  # the default is 0
+    taken = [list(cards) for cards in counted["cards_taken"]]
     assert taken != [list(cards) for cards in first_only["cards_taken"]]
