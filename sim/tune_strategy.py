@@ -54,7 +54,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -685,7 +685,9 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
     """The best ``reevaluate`` distinct trials and the start, on fresh deals (stored, so a
     resumed run does not play them again)."""
     path = out / REEVALUATION_FILE
-    key = {"trials": [[r.number, r.value] for r in records]}
+    entries = 1 if settings.every_seat else 1 + len(settings.field)
+    key = {"trials": [[r.number, r.value] for r in records],
+           "lineups": lineup_count(entries, settings.players)}
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:
@@ -783,7 +785,11 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
     path = out / FINAL_FILE
     tuned_spec = _spec(settings, best_values)
     start_spec = _spec(settings, settings.start)
-    key = {"tuned": tuned_spec.label(), "start": start_spec.label()}
+    entries = len(final_lineup_labels(settings, tuned_spec.label(), start_spec.label()))
+    # the lineup count marks the seat schedule: finals stored before the mirrored rotations
+    # (strategies outnumbering seats) are played again
+    key = {"tuned": tuned_spec.label(), "start": start_spec.label(),
+           "lineups": lineup_count(entries, settings.players)}
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:
@@ -804,7 +810,12 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
         result: TournamentResult = run_tournament(game, data, settings.players, settings.rules,
                                                   lineup, final_games(settings), seed, workers,
                                                   progress=update)
-        final = {"seed": seed, "document": result.document(), "table": result.table(),
+        # the table names the two by their role (the tuned values are in the report above)
+        shown = ["tuned", "start", *result.labels[2:]]
+        named = replace(result, labels=shown,
+                        rows=[replace(row, label=shown[index])
+                              for index, row in enumerate(result.rows)])
+        final = {"seed": seed, "document": result.document(), "table": named.table(),
                  "head_to_head": float(result.head_to_head[0, 1]),
                  "head_to_head_ci": float(result.head_to_head_ci[0, 1]),
                  "score_gain": float(result.rows[0].score_mean - result.rows[1].score_mean)}

@@ -186,6 +186,8 @@ def test_a_guarded_trial_loses_the_penalty_for_each_point_below_the_minimum(guar
     final = json.loads((folder / "final.json").read_text())["final"]
     if final is not None:
         assert final["document"]["strategies"][-1] == "random"
+        table_rows = [line.split()[0] for line in final["table"].splitlines() if line.strip()]
+        assert {"tuned", "start", "random"} <= set(table_rows)
         assert 0.0 <= final["guard"]["tuned"] <= 1.0
 
 
