@@ -40,6 +40,7 @@ from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
 from sim.pool import discard_pools, pool_size, start_pool, worker_count
+from sim.seating import seat_schedule
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.signals import stop_signals_held
 from sim.store import (
@@ -106,8 +107,10 @@ def game_design(config: BatchConfig, first_game: int, games: int):
             # rotations move each strategy through every seat: seats stay comparable.
             seat_lineup = (rotation % players) % pool
         else:
-            # More strategies than seats: each strategy still sits in every seat equally often.
-            seat_lineup = rotation % pool
+            # More strategies than seats: cyclic and mirrored rotations, so each strategy sits
+            # in every seat equally often and every pair meets in both seat orders.
+            schedule = seat_schedule(pool, players)
+            seat_lineup = schedule[(deal_ids + replicates) % len(schedule)]
     else:
         seat_lineup = np.broadcast_to(seats, (games, config.players))
     return game_ids, deal_ids, replicates, np.ascontiguousarray(seat_lineup)

@@ -42,6 +42,7 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
+from sim.seating import lineup_count, seat_schedule
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.stats.clustered import t_critical
 
@@ -161,24 +162,6 @@ def parse_strategy_list(text: str) -> list[str]:
         else:
             items.append(part)
     return items
-
-
-def seat_schedule(strategies: int, players: int) -> np.ndarray:
-    """int64[L, N]: lineup ``j`` puts strategy ``(j + p) mod S`` in seat ``p``; when S > N
-    the S mirrored lineups follow, lineup ``S + j`` putting ``(j - p) mod S`` in seat ``p``
-    (module docstring: every pair then meets in both seat orders)."""
-    lineups = np.arange(strategies)[:, None]
-    seats = np.arange(players)[None, :]
-    cyclic = (lineups + seats) % strategies
-    if lineup_count(strategies, players) == strategies:
-        return cyclic
-    return np.concatenate([cyclic, (lineups - seats) % strategies])
-
-
-def lineup_count(strategies: int, players: int) -> int:
-    """Lineups per deal of ``seat_schedule``: S, or 2S when S > N >= 2 (one seat has no
-    order to balance)."""
-    return strategies if strategies <= players or players < 2 else 2 * strategies
 
 
 def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
@@ -359,18 +342,18 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     rotation, so every lineup entry meets the same luck. ``progress(games_done, games_total)``
     is called as chunks finish (in order). The games do not depend on ``workers``."""
     schedule = seat_schedule(len(lineup), players)
-    s = len(schedule)  # lineups per deal
+    per_deal = len(schedule)  # lineups
     deal_ids = np.arange(first_deal, first_deal + deals)
     deal_seed = deal_seeds(seed, deal_ids)
     strategy_seed = strategy_seeds(seed, deal_ids, np.zeros(deals, dtype=np.int64))
-    deal_of_game = np.repeat(np.arange(deals), s)
+    deal_of_game = np.repeat(np.arange(deals), per_deal)
     seat_strategy = np.tile(schedule, (deals, 1))
     game_deal_seeds = deal_seed[deal_of_game]
     game_strategy_seeds = strategy_seed[deal_of_game]
-    total = deals * s
+    total = deals * per_deal
     if chunk_deals is None:
         chunk_deals = max(1, math.ceil(deals / (8 * workers)))
-    bounds = [(start * s, min(deals, start + chunk_deals) * s)
+    bounds = [(start * per_deal, min(deals, start + chunk_deals) * per_deal)
               for start in range(0, deals, chunk_deals)]
     started = time.perf_counter()
     tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],

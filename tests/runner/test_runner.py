@@ -72,6 +72,22 @@ def test_pool_rotates_every_strategy_through_every_seat(tmp_path):
     assert counts.height == 8 and set(counts["len"].to_list()) == {300}
 
 
+def test_a_pool_larger_than_the_table_seats_every_pair_in_both_orders():
+    """Three strategies at two seats: over 6 deals every ordered pair sits once each way (the
+    cyclic rotations alone always put 0 before 1, 1 before 2 and 2 before 0)."""
+    from types import SimpleNamespace
+
+    from sim.runner import game_design
+
+    config = SimpleNamespace(replicates_per_deal=1, players=2, rotate=True,
+                             lineup=("a", "b", "c"))
+    _, _, _, seat_lineup = game_design(config, 0, 6)
+    assert sorted(map(tuple, seat_lineup.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2),
+                                                        (2, 0), (2, 1)]
+    for seat in range(2):
+        assert sorted(seat_lineup[:, seat].tolist()) == [0, 0, 1, 1, 2, 2]
+
+
 def test_nested_design_shares_deals_across_replicates(tmp_path):
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"), "games": None,
                                                   "deals": 50, "replicates_per_deal": 4})
