@@ -34,13 +34,16 @@ scores more against itself and less against a fast opponent). With ``guard`` a r
 seat rotation on the same deals, and the trial's value is the objective less ``guard_penalty``
 objective units for each percentage point of head to head below the minimum (a penalty, since
 optuna's CMA-ES sampler takes no constraints). On fresh deals the chosen values are the best
-re-evaluated ones that meet the minimum there (the best penalised value when none does), and
-the rival sits at the final head-to-head. How a share meets the minimum on fresh deals is
-``guard_by``: ``lower-bound`` (the default of new runs) asks the lower end of its 95% interval
-to reach it, since the candidates that pass a point estimate are a selection and their shares
-on further deals fall back (measured: 66.6% on the re-evaluation's deals, 64.8% on 4,000
-more); ``estimate`` asks only the point estimate. The search itself always penalises the
-point estimate: a trial's interval is wide, and the lower bound would only raise the minimum.
+of the start and the re-evaluated trials that meet the minimum there: the start always stands
+(tuning keeps the starting values unless a trial both scores more and meets the guard; a trial
+that scores less is never taken for its share alone, even when the start's share falls short
+by chance), and the rival sits at the final head-to-head. How a share meets the minimum on
+fresh deals is ``guard_by``: ``lower-bound`` (the default of new runs) asks the lower end of
+its 95% interval to reach it, since the candidates that pass a point estimate are a selection
+and their shares on further deals fall back (measured: 66.6% on the re-evaluation's deals,
+64.8% on 4,000 more); ``estimate`` asks only the point estimate. The search itself always
+penalises the point estimate: a trial's interval is wide, and the lower bound would only raise
+the minimum.
 
 Determinism: trial ``k`` is asked from a sampler seeded by (seed, k), and the CMA-ES state is
 restored from the study, so the same settings give the same trials, values and result whether
@@ -752,14 +755,11 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
 
 def chosen_index(settings: TuneSettings, evaluations: list[Evaluation]) -> int:
     """The re-evaluated candidate to keep: the best objective on fresh deals; with a guard, the
-    best of those meeting its minimum there (``meets_guard``), or the best penalised value when
-    none does. Ties go to the earlier entry (the start is entry 0)."""
+    best of the start (entry 0, always a candidate) and the trials meeting its minimum there
+    (``meets_guard``). Ties go to the earlier entry."""
     indices = range(len(evaluations))
     if settings.guard:
-        meeting = [i for i in indices if meets_guard(settings, evaluations[i])]
-        if not meeting:
-            return max(indices, key=lambda i: (evaluations[i].tuning_value, -i))
-        indices = meeting
+        indices = [0] + [i for i in indices[1:] if meets_guard(settings, evaluations[i])]
     return max(indices, key=lambda i: (evaluations[i].value, -i))
 
 
@@ -924,8 +924,8 @@ def report_markdown(result: TuneResult) -> str:
         lines += ["", "Values in tuning are after the guard's penalty; values and gains on "
                       "fresh deals are the objective alone. The chosen values are the best "
                       f"re-evaluated ones at {100 * s.guard_share:.4g}% or more against "
-                      f"`{s.guard}` on these deals, judged by {guard_judgement_text(s)} (when "
-                      "none is, the best value less the guard's penalty on that share)."]
+                      f"`{s.guard}` on these deals, judged by {guard_judgement_text(s)}, or the "
+                      "start when none of them scores more."]
     lines += ["", "## Final head-to-head: tuned against the start", ""]
     if result.final is None:
         lines.append("The starting values were best on fresh deals: nothing was tuned.")

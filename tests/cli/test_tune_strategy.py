@@ -172,10 +172,10 @@ def test_a_guarded_trial_loses_the_penalty_for_each_point_below_the_minimum(guar
     # new runs judge a fresh share by the lower end of its 95% interval
     for row in rows:
         assert row["meets_guard"] == (row["guard_low"] >= 0.7)
-    meeting = [row for row in rows if row["meets_guard"]]
-    if meeting:
-        assert chosen["meets_guard"]
-        assert chosen["value"] == max(row["value"] for row in meeting)
+    # the chosen values: the best of the start and the trials meeting the guard
+    eligible = [row for row in rows if row["trial"] is None or row["meets_guard"]]
+    assert chosen["value"] == max(row["value"] for row in eligible)
+    assert chosen["trial"] is None or chosen["meets_guard"]
     report = (folder / "report.md").read_text()
     assert "- Guard: head to head against `random` of at least 70%" in report
     assert "against `random` (95% CI)" in report
@@ -240,8 +240,11 @@ def test_the_chosen_candidate_meets_the_guard_when_one_does():
     # The best objective (index 1) is below the minimum; of those meeting it, index 2 is best.
     assert chosen_index(settings, [candidate(90, 0.66), candidate(94, 0.60),
                                    candidate(91, 0.65)]) == 2
-    # None meets it: the best penalised value (93 - 2 = 91 beats 94 - 10 = 84).
+    # None meets it: the start stands.
     assert chosen_index(settings, [candidate(93, 0.64), candidate(94, 0.60)]) == 0
+    # The start falls short and a trial meets it with less: still the start (a trial is never
+    # taken for its share alone).
+    assert chosen_index(settings, [candidate(93, 0.62), candidate(92, 0.70)]) == 0
     assert math.isnan(Evaluation(1.0, 0, 0, 2, 1, 1, np.zeros(1), np.ones(1)).guard_share)
 
 
@@ -284,9 +287,9 @@ def test_a_lower_bound_guard_keeps_only_shares_shown_to_meet_the_minimum():
     assert meets_guard(lower, field(lower)[0]) and not meets_guard(lower, field(lower)[1])
     # while searching, the penalty is always on the estimate
     assert judged_share(lower, field(lower)[1], fresh=False) == 0.666
-    # none clear: the penalty of the lower bound decides (91.4 - 2 x 2.2 beats 89 - 2 x 3)
+    # none clear: the start stands, and a fresh penalty is taken on the lower bound
     low_start = [candidate(89.0, 0.66, 0.63, lower), candidate(91.4, 0.666, 0.638, lower)]
-    assert chosen_index(lower, low_start) == 1
+    assert chosen_index(lower, low_start) == 0
     assert low_start[1].tuning_value == pytest.approx(91.4 - 2.0 * 2.2)
 
 
