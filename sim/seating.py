@@ -5,7 +5,8 @@ in every seat equally often. When strategies outnumber seats that is not enough:
 then meet in one seat order only (of three at two seats, 0 always sits before 1, 1 before 2 and
 2 before 0), and whatever the first seat is worth goes into their head to head. The mirrored
 rotations (seat ``p`` plays ``(j - p) mod S``) seat every pair the other way round, on the same
-seats. Tournaments, ladders, tuning and rotating pools of ``sim run`` all seat from here.
+seats. Tournaments, ladders and tuning seat from here, and so do rotating pools of ``sim run``
+with more strategies than seats (a smaller pool is repeated to fill the table instead).
 """
 
 from __future__ import annotations
