@@ -35,7 +35,8 @@ SECOND = ("weight of a second habitat for each held card with a cube after its n
 THIRD = ("weight of a third habitat (the cube after that, on a third cube hex) for each held "
          "card with cubes enough; needs second > 0")
 OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the board as it "
-         "is (tokens already down count); 0: on empty hexes, as the planner does")
+         "is (tokens already down count); 0: on empty hexes, as the planner does (no effect "
+         "while later is 0)")
 CHOOSE = ("share (0-1) of the space charge counted when choosing the central space; the rest "
           "only steers where the chosen space's tokens go")
 LATER = ("share (0-1) of a face-up card's later cubes (after the first) counted in what "

@@ -42,11 +42,13 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   third hex. The cards' habitats for several cubes are built at once: more cubes placed and
   cards completed (measured in the README).
 * **Card offers** (``offer``, off): 1 values a face-up card's second cube at its likeliest
-  spot on the board as it is (like the later habitats), not on empty hexes. No gain measured.
-* **Later cubes of an offer** (``later``, default 1): the share of a face-up card's cubes
+  spot on the board as it is (like the later habitats), not on empty hexes. No gain measured;
+  with ``later`` at 0 no later cube is counted, so it changes nothing.
+* **Later cubes of an offer** (``later``, default 0): the share of a face-up card's cubes
   after the first counted in what taking it is worth. Their modelled worth runs well ahead of
   what such cards deliver (a koala, 4 cubes, is taken for its track and ends with about one
-  cube), so counting fewer steers the choice to cards whose first cube is near.
+  cube), so the default counts the first cube's expected points alone: self-play +1.3 to
+  +1.5 points on three sets of deals, head to head with ``planner`` within a point.
 * ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
   its track. No gain measured.
 * **Speed**: the potential of every hex is worked out once per token step, so a candidate
