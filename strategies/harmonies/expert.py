@@ -343,22 +343,20 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
     empty hexes; the time the turns left give to build it is charged as in the planner.
     ``later_share`` counts that share of the cubes after the first (0: the first cube's
     expected points alone)."""
-    if later <= 0 or tables.card_is_spirit[card] or tables.card_cube_count[card] < 2:
-        if later_share >= 1.0 or tables.card_is_spirit[card]:
-            return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
-                                    turns_left)
-        chance, _, _ = best_placement(tables, public.stacks, public.heights,
-                                      public.cube_heights, player, card, supply)
-        first = float(tables.card_points[card, 0]) * max(0.0, chance)
-        if later_share <= 0.0:
-            return first  # the default: the planner's worth of the later cubes is not needed
-        worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
-                                 turns_left)
-        return first + later_share * (worth - first)
+    if tables.card_is_spirit[card] or (later <= 0 and later_share >= 1.0):
+        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                turns_left)
     chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
                                           public.cube_heights, player, card, supply)
     if chance < 0:
         return 0.0
+    first = float(tables.card_points[card, 0]) * chance
+    if later_share <= 0.0 or tables.card_cube_count[card] < 2:
+        return first  # the default: no later cube counts, so none is worked out
+    if later <= 0:
+        worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                 turns_left)
+        return first + later_share * (worth - first)
     taken = np.full(1, first_hex, dtype=np.int64)
     second_chance, _, _ = best_other_placement(tables, public.stacks, public.heights,
                                                public.cube_heights, player, card, supply,
@@ -366,7 +364,7 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
     cells = tables.card_cell_count[card]
     fresh = fresh_chance(tables.card_requirement[card], cells, supply)
     buildable = turns_left * 1.5 / habitat_token_count(tables, card)
-    worth = float(tables.card_points[card, 0]) * chance
+    worth = first
     for cube in range(1, tables.card_cube_count[card]):
         step = tables.card_points[card, cube] - tables.card_points[card, cube - 1]
         base = max(second_chance, fresh) if cube == 1 else fresh
