@@ -377,8 +377,7 @@ def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[Strat
                     progress: Callable[[int], None] | None) -> Evaluation:
     """``objective`` of lineup entry 0 against the rest over ``games`` games (whole deals x
     rotations) of master seed ``seed``."""
-    deals = (games_per_lineup(len(lineup), settings.players, games)
-             // lineup_count(len(lineup), settings.players))
+    deals = deals_per_lineup(len(lineup), settings.players, games)
 
     def report(done: int, total: int) -> None:
         if progress is not None:
@@ -448,11 +447,22 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
     return evaluation
 
 
+def deals_per_lineup(entries: int, players: int, games: int) -> int:
+    """Deals that ``games`` games of a lineup of ``entries`` at ``players`` seats are played on
+    (whole deals, at least 2, each in every rotation of ``sim.seating.seat_schedule``)."""
+    return max(2, math.ceil(games / lineup_count(entries, players)))
+
+
 def games_per_lineup(entries: int, players: int, games: int) -> int:
     """Games that ``games`` games of a lineup of ``entries`` at ``players`` seats really are
-    (whole deals, at least 2, x the rotations of ``sim.tournament.seat_schedule``)."""
-    lineups = lineup_count(entries, players)
-    return max(2, math.ceil(games / lineups)) * lineups
+    (``deals_per_lineup`` x the rotations)."""
+    return deals_per_lineup(entries, players, games) * lineup_count(entries, players)
+
+
+def objective_entries(settings: TuneSettings) -> int:
+    """Lineup entries of an evaluation's objective games: the candidate alone in every seat,
+    or the candidate and the field (the start when the field is 'self')."""
+    return 1 if settings.every_seat else 1 + max(1, len(settings.field))
 
 
 def _guard_games(settings: TuneSettings, games: int) -> int:
@@ -466,8 +476,7 @@ def _guard_games(settings: TuneSettings, games: int) -> int:
 def games_per_evaluation(settings: TuneSettings, games: int) -> int:
     """Games an evaluation of ``games`` really plays (whole deals x rotations), with the
     guard's games."""
-    entries = 1 if settings.every_seat else 1 + max(1, len(settings.field))
-    total = games_per_lineup(entries, settings.players, games)
+    total = games_per_lineup(objective_entries(settings), settings.players, games)
     if settings.guard:
         total += games_per_lineup(2, settings.players, _guard_games(settings, games))
     return total
@@ -688,9 +697,8 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
     """The best ``reevaluate`` distinct trials and the start, on fresh deals (stored, so a
     resumed run does not play them again)."""
     path = out / REEVALUATION_FILE
-    entries = 1 if settings.every_seat else 1 + len(settings.field)
     key = {"trials": [[r.number, r.value] for r in records],
-           "lineups": lineup_count(entries, settings.players)}
+           "lineups": lineup_count(objective_entries(settings), settings.players)}
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:

@@ -219,17 +219,25 @@ def test_guard_and_self_play_refuse_bad_input_in_one_line(tmp_path):
         assert not (tmp_path / "never").exists()
 
 
+def toy_settings(**overrides):
+    """Tuning settings of the toy game's greedy strategy, with ``overrides``."""
+    from sim.tune_strategy import TuneSettings
+
+    return TuneSettings(**{"game": "pick-two", "strategy": "greedy",
+                           "start": {"patience": 0.8}, "tuned": ("patience",), "field": (),
+                           "players": 2, "rules": {}, "data_file": None, "games": 10,
+                           "trials": 1, "seed": 1, **overrides})
+
+
 def test_the_chosen_candidate_meets_the_guard_when_one_does():
     import math
 
     import numpy as np
 
-    from sim.tune_strategy import Evaluation, TuneSettings, chosen_index, guard_penalty
+    from sim.tune_strategy import Evaluation, chosen_index, guard_penalty
 
-    settings = TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
-                            tuned=("patience",), field=(), players=2, rules={},
-                            data_file=None, games=10, trials=1, seed=1, objective="self-play",
-                            guard="random", guard_share=0.65, guard_penalty=2.0)
+    settings = toy_settings(objective="self-play", guard="random", guard_share=0.65,
+                            guard_penalty=2.0)
     assert guard_penalty(settings, 0.60) == pytest.approx(10.0)  # 5 points below, 2 per point
     assert guard_penalty(settings, 0.70) == 0.0
 
@@ -253,7 +261,6 @@ def test_a_lower_bound_guard_keeps_only_shares_shown_to_meet_the_minimum():
 
     from sim.tune_strategy import (
         Evaluation,
-        TuneSettings,
         chosen_index,
         guard_penalty,
         judged_share,
@@ -261,11 +268,8 @@ def test_a_lower_bound_guard_keeps_only_shares_shown_to_meet_the_minimum():
     )
 
     def settings_by(judgement):
-        return TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
-                            tuned=("patience",), field=(), players=2, rules={},
-                            data_file=None, games=10, trials=1, seed=1, objective="self-play",
-                            guard="random", guard_share=0.66, guard_penalty=2.0,
-                            guard_by=judgement)
+        return toy_settings(objective="self-play", guard="random", guard_share=0.66,
+                            guard_penalty=2.0, guard_by=judgement)
 
     lower, estimate = settings_by("lower-bound"), settings_by("estimate")
 
@@ -296,8 +300,6 @@ def test_a_lower_bound_guard_keeps_only_shares_shown_to_meet_the_minimum():
 def test_runs_stored_before_the_guard_judgement_existed_judge_the_estimate():
     from sim.tune_strategy import TuneSettings
 
-    document = TuneSettings(game="pick-two", strategy="greedy", start={"patience": 0.8},
-                            tuned=("patience",), field=(), players=2, rules={},
-                            data_file=None, games=10, trials=1, seed=1).to_json()
+    document = toy_settings().to_json()
     document.pop("guard_by")
     assert TuneSettings.from_json(document).guard_by == "estimate"
