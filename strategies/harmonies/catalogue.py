@@ -20,8 +20,9 @@ DRAWS = "tokens of one colour the planner hopes to draw per turn left (its chanc
 SPACE = ("points charged for a token on an empty hex while this board is the one that will end "
          "the game (the clock)")
 CLOG = "expected points a card must offer more for each open card already held"
-BEAM = ("first placements of a space's tokens the expert looks ahead from (1: token by token; "
-        "k: the k best first placements, each followed by the rest, the best whole move kept)")
+BEAM = ("first placements of a space's tokens the expert looks ahead from, in every space (1: "
+        "token by token; k: the k best first placements, each followed by the rest, the best "
+        "whole move kept)")
 RUSH = ("points covering an empty hex gains when 10+ points ahead (ending the game one leads) "
         "or costs when as far behind")
 FADE = ("turns sooner another board (or the bag) must be due to end the game for the space "
@@ -39,6 +40,10 @@ OFFER = ("1: a face-up card's second cube is valued at its likeliest spot on the
          "while later is 0)")
 CHOOSE = ("share (0-1) of the space charge counted when choosing the central space; the rest "
           "only steers where the chosen space's tokens go")
+RETARGET = ("share (0-1) of a plan's card value taken from each card's likeliest habitats "
+            "on the board after the plan, not the targets fixed at the turn's start")
+WIDE = "how many of the best central spaces are planned again with the deeper beam (0: none)"
+DEEP = "first placements looked ahead from when a best space is planned again"
 LATER = ("share (0-1) of a face-up card's later cubes (after the first) counted in what "
          "taking it is worth")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
@@ -105,14 +110,17 @@ class PlannerStrategy(Strategy):
 
 class ExpertStrategy(Strategy):
     """The planner's board value plus the spirit of the better measured score, denial of the
-    next player's best space, a space's three tokens planned as one move and habitats for held
-    cards' later cubes; the game clock, tempo and card-slot charge are parameters, off by
-    default (``strategies.harmonies.expert``; measurements and tuning runs in the README)."""
+    next player's best space, a space's three tokens planned as one move (the best space from
+    16 first placements), each move's card value from the habitats likeliest after it, and
+    habitats for held cards' later cubes; the game clock, tempo and card-slot charge are
+    parameters, off by default (``strategies.harmonies.expert``; measurements and tuning runs
+    in the README)."""
 
     name = "expert"
     description = ("planner's board value, the better spirit, denial of the next player's best "
-                   "space, a space's three tokens planned as one move, habitats for held cards' "
-                   "later cubes; clock and tempo as options")
+                   "space, a space's three tokens planned as one move and judged by the card "
+                   "habitats likeliest after it, habitats for held cards' later cubes; clock and "
+                   "tempo as options")
     parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
                   StrategyParameter("cards", 2.0, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
@@ -121,7 +129,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("space", 0.0, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
                   StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
-                  StrategyParameter("beam", 3, BEAM, minimum=1, maximum=8, integer=True),
+                  StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
                   StrategyParameter("fade", 1.0, FADE, minimum=0.0, tune_high=3.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
@@ -130,7 +138,10 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True),
                   StrategyParameter("choose", 1.0, CHOOSE, minimum=0.0, maximum=1.0),
-                  StrategyParameter("later", 0.0, LATER, minimum=0.0, maximum=1.0))
+                  StrategyParameter("later", 0.0, LATER, minimum=0.0, maximum=1.0),
+                  StrategyParameter("retarget", 1.0, RETARGET, minimum=0.0, maximum=1.0),
+                  StrategyParameter("wide", 1, WIDE, minimum=0, maximum=5, integer=True),
+                  StrategyParameter("deep", 16, DEEP, minimum=1, maximum=64, integer=True))
     builtin = True
 
 

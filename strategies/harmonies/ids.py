@@ -38,7 +38,10 @@ SLOT_THIRD = 15  # expert: weight of the habitat for the cube after that (a thir
 SLOT_OFFER = 16  # expert: 1 = a face-up card's second cube valued on the board as it is
 SLOT_CHOOSE = 17  # expert: share of the space charge counted in choosing the central space
 SLOT_LATER = 18  # expert: share of a face-up card's later cubes counted in its worth
-PARAMETER_SLOTS = 19
+SLOT_RETARGET = 19  # expert: share of a plan's card value from targets chosen after it
+SLOT_WIDE = 20  # expert: best spaces planned again with the deeper beam (0: none)
+SLOT_DEEP = 21  # expert: first placements looked ahead from in those spaces
+PARAMETER_SLOTS = 22
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
                    "track", "beam", "rush", "fade", "spirit", "denial",
-                   "second", "third", "offer", "choose", "later")
+                   "second", "third", "offer", "choose", "later", "retarget", "wide", "deep")

@@ -21,6 +21,7 @@ from strategies.harmonies.common import new_workspace
 from strategies.harmonies.expert import (
     SPIRIT_PREFERENCE,
     clock_share,
+    dynamic_cards_worth,
     empty_hexes_in_plan,
     expert_choose_spirit,
     expert_choose_targets,
@@ -28,8 +29,9 @@ from strategies.harmonies.expert import (
     expert_target_value,
     expert_token_value,
     note_hex_potentials,
+    retarget_change,
 )
-from strategies.harmonies.ids import SLOT_COST
+from strategies.harmonies.ids import SLOT_CARDS, SLOT_COST, SLOT_RETARGET
 from strategies.harmonies.valued import cards_worth
 
 GAME = get_game("harmonies")
@@ -126,6 +128,40 @@ def test_later_habitats_of_a_held_card_share_tokens_on_other_cube_hexes(data, ta
                                   share) == pytest.approx(worth)
 
 
+def test_a_move_is_judged_by_the_habitats_likeliest_after_it(data, tables_2a):
+    public, _ = new_state(tables_2a)
+    work = new_workspace(tables_2a)
+    hexes = [tuple(int(v) for v in row) for row in data.sides["A"].hexes]
+    green = hexes.index((2, 1))
+    public.heights[0, green] = 1
+    public.stacks[0, green, 0] = GREEN
+    add_card(public, 0, card_index(tables_2a, 5))  # frog: blue, green beside it; 2 4 6 10 15
+    work.supply[:] = 0.5
+    # The target fixed at the turn's start: one of the blues around the green (chance 0.5).
+    expert_choose_targets(tables_2a, public, 0, work, 0.0, 12.0, 0.0, 0.0)
+    target_blue = work.target_cells[0, 0]
+    assert target_blue in tables_2a.neighbours[green]
+    other_blue = next(int(hex_index) for hex_index in tables_2a.neighbours[green]
+                      if hex_index >= 0 and hex_index != target_blue)
+    public.heights[0, other_blue] = 1
+    public.stacks[0, other_blue, 0] = BLUE  # a move that completes a frog the target missed
+    fixed = cards_worth(work, public.stacks, public.heights, public.cube_heights, 0,
+                        work.supply)
+    assert fixed == pytest.approx(2.0 * 0.5)  # the target's blue is still to come
+    assert dynamic_cards_worth(tables_2a, public, 0, work, 12.0, 0.0, 0.0) == 2.0
+    # With later cubes: the next frog (2 x 0.5) on another blue beside the green, half weight,
+    # and the one after (2 x 0.5) at a quarter
+    assert dynamic_cards_worth(tables_2a, public, 0, work, 12.0, 0.5, 0.25) == pytest.approx(
+        2.0 + 0.5 * 2.0 * 0.5 + 0.25 * 2.0 * 0.5)
+    work.parameters[0, SLOT_CARDS] = 2.0
+    work.parameters[0, SLOT_RETARGET] = 0.5
+    # ``retarget`` times the card weight times (after the move, likeliest less fixed): the
+    # later habitats follow the expert's parameters (0 in a fresh workspace)
+    assert retarget_change(tables_2a, public, 0, work) == pytest.approx(0.5 * 2.0 * (2.0 - 1.0))
+    work.parameters[0, SLOT_RETARGET] = 0.0
+    assert retarget_change(tables_2a, public, 0, work) == 0.0
+
+
 def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
     best, worst = 34, 35
     assert SPIRIT_PREFERENCE[best] > SPIRIT_PREFERENCE[worst] > 0
@@ -215,3 +251,15 @@ def test_later_cubes_share_changes_which_cards_are_taken(data):
     np.testing.assert_array_equal(default["score"], first_only["score"])  # the default is 0
     taken = [list(cards) for cards in counted["cards_taken"]]
     assert taken != [list(cards) for cards in first_only["cards_taken"]]
+
+
+def test_the_search_and_the_move_judgement_are_wired(data):
+    def play(text):
+        return play_self(data, text, first_deal=81, games=4)["score"]
+
+    default = play("expert")
+    np.testing.assert_array_equal(default, play("expert:retarget=1,beam=1,wide=1,deep=16"))
+    # each part of the search changes the moves: no second look, the old fixed targets, a
+    # shallower second look, and every space looked at again
+    for other in ("expert:wide=0", "expert:retarget=0", "expert:deep=4", "expert:wide=5"):
+        assert not np.array_equal(default, play(other)), other
