@@ -530,34 +530,42 @@ def dynamic_cards_worth(tables, public, player, work, spirit_points, second, thi
     """Expected points of every held card's next cubes at their likeliest habitats on the
     board as it is now (not the targets fixed at the turn's start): the next cube at its best
     spot, and with ``second`` / ``third`` the cubes after it at the best spots on other cube
-    hexes, at those weights."""
+    hexes, at those weights. One scan per card: the best chance on every cube hex, then the
+    three best hexes (ties to the lower hex, as a scan in hex order would pick)."""
     total = 0.0
-    taken_hexes = np.zeros(3, dtype=np.int64)
+    hex_best = np.empty(tables.hex_count, dtype=np.float64)
     for slot in range(public.held_count[player]):
         card = public.held_cards[player, slot]
         placed = public.cubes_placed[player, slot]
         if placed >= tables.card_cube_count[card]:
             continue
-        chance, _, cube_hex = best_placement(tables, public.stacks, public.heights,
-                                             public.cube_heights, player, card, work.supply)
-        if chance < 0:
-            continue
-        total += chance * expert_target_value(tables, public, player, slot, work.scratch, 0.0,
-                                              spirit_points)
-        taken_hexes[0] = cube_hex
-        for depth in range(1, 3):
-            weight = second if depth == 1 else third
+        for cube_hex in range(tables.hex_count):
+            best = -1.0
+            for rotation in range(ROTATIONS):
+                chance = placement_chance(tables, public.stacks, public.heights,
+                                          public.cube_heights, player, card, rotation,
+                                          cube_hex, work.supply)
+                if chance > best:
+                    best = chance
+            hex_best[cube_hex] = best
+        for depth in range(3):
+            weight = 1.0 if depth == 0 else (second if depth == 1 else third)
             cube = placed + depth
             if weight <= 0 or cube >= tables.card_cube_count[card]:
                 break
-            chance, _, cube_hex = best_other_placement(
-                tables, public.stacks, public.heights, public.cube_heights, player, card,
-                work.supply, taken_hexes, depth)
+            chance, chosen = -1.0, -1
+            for cube_hex in range(tables.hex_count):
+                if hex_best[cube_hex] > chance:
+                    chance, chosen = hex_best[cube_hex], cube_hex
             if chance < 0:
                 break
-            taken_hexes[depth] = cube_hex
-            total += weight * chance * (tables.card_points[card, cube]
-                                        - tables.card_points[card, cube - 1])
+            hex_best[chosen] = -1.0  # one cube per hex
+            if depth == 0:
+                total += chance * expert_target_value(tables, public, player, slot,
+                                                      work.scratch, 0.0, spirit_points)
+            else:
+                total += weight * chance * (tables.card_points[card, cube]
+                                            - tables.card_points[card, cube - 1])
     return total
 
 
