@@ -44,6 +44,10 @@ RETARGET = ("share (0-1) of a plan's card value taken from each card's likeliest
             "on the board after the plan, not the targets fixed at the turn's start")
 WIDE = "how many of the best central spaces are planned again with the deeper beam (0: none)"
 DEEP = "first placements looked ahead from when a best space is planned again"
+READY = ("weight of the best face-up card's worth on the board after a move, while a card may "
+         "still be taken this turn")
+DEFER = ("1: a face-up card is taken only after the tokens (0: before them when it is worth "
+         "it)")
 LATER = ("share (0-1) of a face-up card's later cubes (after the first) counted in what "
          "taking it is worth")
 TRACK = ("weight (0-1) of the mean step of a card's remaining track, against its next cube's "
@@ -141,7 +145,9 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("later", 0.0, LATER, minimum=0.0, maximum=1.0),
                   StrategyParameter("retarget", 1.0, RETARGET, minimum=0.0, maximum=1.0),
                   StrategyParameter("wide", 1, WIDE, minimum=0, maximum=5, integer=True),
-                  StrategyParameter("deep", 16, DEEP, minimum=1, maximum=64, integer=True))
+                  StrategyParameter("deep", 16, DEEP, minimum=1, maximum=64, integer=True),
+                  StrategyParameter("ready", 2.0, READY, minimum=0.0, tune_high=4.0),
+                  StrategyParameter("defer", 1, DEFER, minimum=0, maximum=1, integer=True))
     builtin = True
 
 

@@ -41,7 +41,10 @@ SLOT_LATER = 18  # expert: share of a face-up card's later cubes counted in its 
 SLOT_RETARGET = 19  # expert: share of a plan's card value from targets chosen after it
 SLOT_WIDE = 20  # expert: best spaces planned again with the deeper beam (0: none)
 SLOT_DEEP = 21  # expert: first placements looked ahead from in those spaces
-PARAMETER_SLOTS = 22
+SLOT_READY = 22  # expert: weight of the best face-up card's worth after a move
+SLOT_DEFER = 23  # expert: 1 = a card only after the tokens
+PARAMETER_SLOTS = 24
 PARAMETER_NAMES = ("potential", "cards", "chance", "threshold", "cost", "draws", "space", "clog",
                    "track", "beam", "rush", "fade", "spirit", "denial",
-                   "second", "third", "offer", "choose", "later", "retarget", "wide", "deep")
+                   "second", "third", "offer", "choose", "later", "retarget", "wide", "deep",
+                   "ready", "defer")

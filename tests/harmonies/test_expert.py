@@ -20,6 +20,7 @@ from sim.strategy_spec import parse_strategy
 from strategies.harmonies.common import new_workspace
 from strategies.harmonies.expert import (
     SPIRIT_PREFERENCE,
+    best_offer_worth,
     clock_share,
     dynamic_cards_worth,
     empty_hexes_in_plan,
@@ -162,6 +163,26 @@ def test_a_move_is_judged_by_the_habitats_likeliest_after_it(data, tables_2a):
     assert retarget_change(tables_2a, public, 0, work) == 0.0
 
 
+def test_a_move_is_credited_the_best_face_up_card_it_readies(data, tables_2a):
+    public, _ = new_state(tables_2a)
+    work = new_workspace(tables_2a)
+    hexes = [tuple(int(v) for v in row) for row in data.sides["A"].hexes]
+    public.card_row[:] = -1
+    public.card_row[1] = card_index(tables_2a, 5)  # frog: blue, green beside it; first cube 2
+    public.card_row[3] = card_index(tables_2a, 13)  # bee: a tree and three fields; first 8
+    work.supply[:] = 0.5
+    # On an empty board the frog needs 2 tokens (0.5 x 0.5 x 2 = 0.5), the bee 5
+    # (brown, green and three yellows: 0.5 ** 5 x 8 = 0.25)
+    assert best_offer_worth(tables_2a, public, 0, work, 4.0) == pytest.approx(0.5)
+    blue, green = hexes.index((2, 1)), hexes.index((3, 1))
+    for hex_index, colour in ((blue, BLUE), (green, GREEN)):
+        public.heights[0, hex_index] = 1
+        public.stacks[0, hex_index, 0] = colour
+    assert best_offer_worth(tables_2a, public, 0, work, 4.0) == 2.0  # the frog's is ready
+    public.card_row[:] = -1
+    assert best_offer_worth(tables_2a, public, 0, work, 4.0) == 0.0  # an empty row
+
+
 def test_spirit_kept_is_the_preferred_one_in_either_order(tables_2a):
     best, worst = 34, 35
     assert SPIRIT_PREFERENCE[best] > SPIRIT_PREFERENCE[worst] > 0
@@ -258,8 +279,11 @@ def test_the_search_and_the_move_judgement_are_wired(data):
         return play_self(data, text, first_deal=81, games=4)["score"]
 
     default = play("expert")
-    np.testing.assert_array_equal(default, play("expert:retarget=1,beam=1,wide=1,deep=16"))
+    np.testing.assert_array_equal(
+        default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2,defer=1"))
     # each part of the search changes the moves: no second look, the old fixed targets, a
-    # shallower second look, and every space looked at again
-    for other in ("expert:wide=0", "expert:retarget=0", "expert:deep=4", "expert:wide=5"):
+    # shallower second look, every space looked at again, no credit for a readied card, the
+    # card taken before the tokens
+    for other in ("expert:wide=0", "expert:retarget=0", "expert:deep=4", "expert:wide=5",
+                  "expert:ready=0", "expert:defer=0"):
         assert not np.array_equal(default, play(other)), other
