@@ -249,7 +249,7 @@ def test_choose_moves_the_clock_out_of_the_space_choice_only_with_a_charge(data)
         return play_self(data, text, first_deal=41)["score"]
 
     # no charge: nothing to move, the same games
-    np.testing.assert_array_equal(play("expert"), play("expert:choose=0"))
+    np.testing.assert_array_equal(play("expert:space=0"), play("expert:space=0,choose=0"))
     # a charge counted in placements only picks other spaces
     assert not np.array_equal(play("expert:space=6"), play("expert:space=6,choose=0"))
 
@@ -280,10 +280,11 @@ def test_the_search_and_the_move_judgement_are_wired(data):
 
     default = play("expert")
     np.testing.assert_array_equal(
-        default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2,defer=1"))
+        default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2,defer=1,space=6,fade=3,"
+                      "denial=0"))
     # each part of the search changes the moves: no second look, the old fixed targets, a
     # shallower second look, every space looked at again, no credit for a readied card, the
     # card taken before the tokens
     for other in ("expert:wide=0", "expert:retarget=0", "expert:deep=4", "expert:wide=5",
-                  "expert:ready=0", "expert:defer=0"):
+                  "expert:ready=0", "expert:defer=0", "expert:space=0"):
         assert not np.array_equal(default, play(other)), other
