@@ -125,19 +125,19 @@ class ExpertStrategy(Strategy):
                    "space, a space's three tokens planned as one move and judged by the card "
                    "habitats likeliest after it, habitats for held cards' later cubes; clock and "
                    "tempo as options")
-    parameters = (StrategyParameter("potential", 1.0, POTENTIAL),
-                  StrategyParameter("cards", 2.0, CARDS),
+    parameters = (StrategyParameter("potential", 1.60342, POTENTIAL),
+                  StrategyParameter("cards", 1.82435, CARDS),
                   StrategyParameter("threshold", 1.0, THRESHOLD),
                   StrategyParameter("cost", 1.5, COST),
                   StrategyParameter("draws", 1.2, DRAWS),
-                  StrategyParameter("space", 6.0, SPACE, minimum=0.0, tune_high=12.0),
+                  StrategyParameter("space", 4.28636, SPACE, minimum=0.0, tune_high=12.0),
                   StrategyParameter("clog", 0.0, CLOG, minimum=0.0, tune_high=3.0),
                   StrategyParameter("track", 0.0, TRACK, minimum=0.0, maximum=1.0),
                   StrategyParameter("beam", 1, BEAM, minimum=1, maximum=8, integer=True),
                   StrategyParameter("rush", 0.0, RUSH, minimum=0.0, tune_high=6.0),
-                  StrategyParameter("fade", 3.0, FADE, minimum=0.0, tune_high=6.0),
+                  StrategyParameter("fade", 3.2977, FADE, minimum=0.0, tune_high=6.0),
                   StrategyParameter("spirit", 12.0, SPIRIT, minimum=0.0, tune_high=20.0),
-                  StrategyParameter("denial", 0.0, DENIAL, minimum=0.0, tune_high=1.5),
+                  StrategyParameter("denial", 0.251816, DENIAL, minimum=0.0, tune_high=1.5),
                   StrategyParameter("second", 0.5, SECOND, minimum=0.0, tune_high=1.5),
                   StrategyParameter("third", 0.25, THIRD, minimum=0.0, tune_high=1.0),
                   StrategyParameter("offer", 0, OFFER, minimum=0, maximum=1, integer=True),
@@ -146,7 +146,7 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("retarget", 1.0, RETARGET, minimum=0.0, maximum=1.0),
                   StrategyParameter("wide", 1, WIDE, minimum=0, maximum=5, integer=True),
                   StrategyParameter("deep", 16, DEEP, minimum=1, maximum=64, integer=True),
-                  StrategyParameter("ready", 2.0, READY, minimum=0.0, tune_high=4.0),
+                  StrategyParameter("ready", 2.97904, READY, minimum=0.0, tune_high=4.0),
                   StrategyParameter("defer", 1, DEFER, minimum=0, maximum=1, integer=True))
     builtin = True
 

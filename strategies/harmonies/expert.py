@@ -12,19 +12,21 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   (about +3 points: the spirits' mean scores span 80 to 91); a held spirit's cube is worth
   its bonus now, at least ``spirit`` points, so its habitat gets built (the bonus scores only
   once the cube is down).
-* **Denial** (``denial``, default 0): a space's value is lowered by ``denial`` times the largest
+* **Denial** (``denial``, default 0.25): a space's value is lowered by ``denial`` times the largest
   immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
   their board: public information), so a space they badly want is taken when it is nearly as
   good for oneself.
-* **The clock** (``space``, default 6; ``fade``, default 3): the game ends when a board is
-  nearly full, so an empty hex is time. A token on an empty hex is charged ``space`` points
-  while this board is the one due to end the game (its empty hexes at the rate it has filled
-  them, against each other board's at theirs and the bag's), fading to 0 when another end is
-  ``fade`` turns sooner and in the last round. It lengthens the game (9.8 turns against 9.0
-  in self-play) and raises the self-play mean by about 6 points (94.6 to 100.4, 2,000 games,
-  seed 151, with ``denial`` 0) for about 9 points of head to head against ``planner``, a
-  fast filler that gains from the longer game (76.9% to 67.7%, 2,000 games, seed 1). Before
-  the move search the same charge cost far more head to head (54.8% at 6), so it was off.
+* **The clock** (``space``, default 4.29; ``fade``, default 3.30): the game ends when a board
+  is nearly full, so an empty hex is time. A token on an empty hex is charged ``space``
+  points while this board is the one due to end the game (its empty hexes at the rate it has
+  filled them, against each other board's at theirs and the bag's), fading to 0 when another
+  end is ``fade`` turns sooner and in the last round. It lengthens the game (about 9.8 turns
+  against 9.0 in self-play) and raises the self-play mean by about 6 points for a few points
+  of head to head against ``planner``, a fast filler that gains from the longer game
+  (``space=6,fade=3,denial=0``: 94.6 to 100.4 in self-play, 76.9% to 67.7% against
+  ``planner``, 2,000 games each). Before the move search the same charge cost far more head
+  to head (54.8% at 6), so it was off. The defaults of the clock, ``denial``, ``ready``,
+  ``potential`` and ``cards`` come from a ``sim tune-strategy`` run (README).
 * **Where the clock counts** (``choose``, default 1): the share of the space charge counted
   when comparing central spaces; the rest only steers where the chosen space's tokens go.
   The charge in the choice of space is what lengthens self-play (a space of stackable tokens
@@ -39,7 +41,8 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   placements (1: token by token), then the ``wide`` best spaces are planned again from their
   ``deep`` best first placements (the rest token by token) and only they stay candidates, so
   the search is spent where the move will be. Self-play (1,000 games, deals from 200,000)
-  91.25 before any of it, 94.26 at these defaults, 94.98 at ``wide=2`` (at 60% of the speed).
+  91.25 before any of it, 94.26 at these defaults (no clock), 94.98 at ``wide=2`` (at 60% of
+  the speed).
 * **Moves judged by the habitats after them** (``retarget``, default 1): while its tokens
   are placed, a move's card value follows the targets fixed at the turn's start (the
   likeliest spot of each held card's next habitat, and the later ones); a whole move is then
@@ -47,7 +50,7 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   move that opens a habitat the targets did not foresee (a river token beside a green for
   the frog, one token serving several habitats) gets its worth. Self-play +1.2 points and
   72.0% against ``planner``, against 68.1% (1,000 games each, at ``beam=3``).
-* **The card after the tokens** (``defer``, default 1; ``ready``, default 2): a face-up card
+* **The card after the tokens** (``defer``, default 1; ``ready``, default 2.98): a face-up card
   is taken after the turn's tokens, not before, and every move is credited ``ready`` times
   the best face-up card's worth on the board after it, so a move that readies a card's first
   habitat is chosen with the card in view (its cube goes down the same turn). Self-play

@@ -280,8 +280,9 @@ def test_the_search_and_the_move_judgement_are_wired(data):
 
     default = play("expert")
     np.testing.assert_array_equal(
-        default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2,defer=1,space=6,fade=3,"
-                      "denial=0"))
+        default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2.97904,defer=1,"
+                      "space=4.28636,fade=3.2977,denial=0.251816,potential=1.60342,"
+                      "cards=1.82435"))
     # each part of the search changes the moves: no second look, the old fixed targets, a
     # shallower second look, every space looked at again, no credit for a readied card, the
     # card taken before the tokens
