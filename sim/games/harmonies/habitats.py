@@ -26,7 +26,9 @@ def stack_code_at(stacks, heights, player, hex_index):
     code = 0
     scale = 1
     for level in range(heights[player, hex_index]):
-        code += (stacks[player, hex_index, level] + 1) * scale
+        # int(): in plain Python (NUMBA_DISABLE_JIT) an int8 stack entry would keep int8 and
+        # overflow at the third level; compiled code widens it anyway.
+        code += (int(stacks[player, hex_index, level]) + 1) * scale
         scale *= STACK_CODE_BASE
     return code
 
