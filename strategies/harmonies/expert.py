@@ -615,6 +615,17 @@ def best_offer_worth(tables, public, player, work, turns_left):
 
 
 @njit(cache=True)
+def judged_whole_move(total, tables, public, player, work, offer_weight, turns_left):
+    """``total``, the sum of a move's token steps, with the whole move judged (its tokens on
+    the board): plus the card habitats likeliest after it (:func:`retarget_change`) and
+    ``offer_weight`` times the best face-up card's worth after it, added in that order."""
+    total += retarget_change(tables, public, player, work)
+    if offer_weight > 0:
+        total += offer_weight * best_offer_worth(tables, public, player, work, turns_left)
+    return total
+
+
+@njit(cache=True)
 def expert_token_plan(tables, public, player, generator, work, token_count, space_charge,
                       beam, offer_weight, turns_left):
     """Plan the tokens of ``work.tokens`` into ``work.plan_*``; returns the plan's value.
@@ -629,9 +640,7 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
     work.token_left[:token_count] = 1
     copy_local_view(work.start_view, work.trial_view)
     first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0)
-    first += retarget_change(tables, public, player, work)
-    if offer_weight > 0:
-        first += offer_weight * best_offer_worth(tables, public, player, work, turns_left)
+    first = judged_whole_move(first, tables, public, player, work, offer_weight, turns_left)
     if beam <= 1 or token_count < 2 or work.plan_hexes[0] < 0:
         return first
     # The first step has filled the cache of first-step values for every colour in hand.
@@ -677,9 +686,7 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
         work.plan_hexes[0] = hex_index
         total = value + expert_steps(tables, public, player, generator, work, token_count,
                                      space_charge, 1)
-        total += retarget_change(tables, public, player, work)
-        if offer_weight > 0:
-            total += offer_weight * best_offer_worth(tables, public, player, work, turns_left)
+        total = judged_whole_move(total, tables, public, player, work, offer_weight, turns_left)
         if total > best_total:
             best_total = total
             best_colours[:] = work.plan_colours
@@ -765,6 +772,31 @@ def space_plan_value(tables, public, player, generator, work, space, space_charg
 
 
 @njit(cache=True)
+def best_space_plan(tables, public, player, generator, work, spaces, space_charge, beam,
+                    denial, opponent_gains, offer_weight, turns_left, values):
+    """Of the central ``spaces`` (in that order), the one of the highest
+    :func:`space_plan_value` with ``beam`` first placements (ties at random), its plan
+    remembered; every space's value goes into ``values``. Returns (space, token count),
+    (-1, tokens per space) when ``spaces`` is empty."""
+    best_value = NOT_LEGAL
+    best_space = -1
+    token_count = tables.tokens_per_space
+    ties = 0
+    for space in spaces:
+        count = public.central_count[space]
+        value = space_plan_value(tables, public, player, generator, work, space, space_charge,
+                                 beam, denial, opponent_gains, offer_weight, turns_left)
+        values[space] = value
+        better, ties = keep_if_better(value, best_value, ties, generator)
+        if better:
+            best_value = value
+            best_space = space
+            token_count = count
+            remember_plan(work, count)
+    return best_space, token_count
+
+
+@njit(cache=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
@@ -796,45 +828,20 @@ def expert_turn(tables, public, player, generator, work):
     if not took_card and may_take_card(tables, public, player):
         offer_weight = work.parameters[player, SLOT_READY]
     save_board(tables, public, player, work)
-    best_value = NOT_LEGAL
-    best_space = -1
-    token_count = tables.tokens_per_space
-    ties = 0
     values = np.full(tables.central_spaces, NOT_LEGAL)
-    for space in range(tables.central_spaces):
-        count = public.central_count[space]
-        if count == 0:
-            continue
-        value = space_plan_value(tables, public, player, generator, work, space, space_charge,
-                                 beam, denial, opponent_gains, offer_weight, turns_left)
-        values[space] = value
-        better, ties = keep_if_better(value, best_value, ties, generator)
-        if better:
-            best_value = value
-            best_space = space
-            token_count = count
-            remember_plan(work, count)
+    spaces = np.nonzero(public.central_count[:tables.central_spaces] > 0)[0]
+    best_space, token_count = best_space_plan(tables, public, player, generator, work, spaces,
+                                              space_charge, beam, denial, opponent_gains,
+                                              offer_weight, turns_left, values)
     wide = int(work.parameters[player, SLOT_WIDE])
     deep = int(work.parameters[player, SLOT_DEEP])
     if wide > 0 and deep > beam and best_space >= 0:
         # The best spaces planned again from more first placements; only they stay candidates.
-        order = np.argsort(values, kind="mergesort")[::-1]
-        best_value = NOT_LEGAL
-        ties = 0
-        for rank in range(min(wide, tables.central_spaces)):
-            space = order[rank]
-            if values[space] == NOT_LEGAL:
-                break
-            count = public.central_count[space]
-            value = space_plan_value(tables, public, player, generator, work, space,
-                                     space_charge, deep, denial, opponent_gains,
-                                     offer_weight, turns_left)
-            better, ties = keep_if_better(value, best_value, ties, generator)
-            if better:
-                best_value = value
-                best_space = space
-                token_count = count
-                remember_plan(work, count)
+        order = np.argsort(values, kind="mergesort")[::-1][:min(wide, tables.central_spaces)]
+        best_space, token_count = best_space_plan(tables, public, player, generator, work,
+                                                  order[values[order] != NOT_LEGAL],
+                                                  space_charge, deep, denial, opponent_gains,
+                                                  offer_weight, turns_left, values)
 
     play_remembered_plan(tables, public, player, work, best_space, token_count)
     greedy_cube_phase(tables, public, player, generator, work)
