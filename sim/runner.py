@@ -7,7 +7,15 @@ lineup, rules setting or replicate can be played on the same deals. With a rotat
 strategies and P players, rotation ``r = deal + replicate`` gives seat ``s`` the strategy
 ``pool[((r + s) % P) % K]`` when K <= P: every game has the same mix (the pool repeated to fill
 the seats) and over P rotations each strategy sits in every seat equally often, so seats stay
-comparable. With more strategies than seats (K > P), seat ``s`` gets ``pool[(r + s) % K]``.
+comparable. With more strategies than seats (K > P >= 2) game ``g`` plays lineup ``g mod L`` of
+``sim.seating.pool_lineups`` for the config's ``pool_design``: ``"balanced"`` (every combination
+of P strategies in its seat rotations, L = C(K, P) * (P if P == 2 else 2P)) or ``"every-order"``
+(every ordered lineup, L = K! / (K - P)!). Both are balanced by construction: with no seat effect
+every seat faces the same opponents on average, which rotating the whole pool does not give (a
+seat's results would then depend on who it tends to face). With ``replicates_per_deal`` a
+multiple of L (the default) every deal is played by every lineup. A batch whose manifest has no
+``pool_design`` (started before it existed) plays ``"rotation"``, the cyclic and mirrored
+rotations of the whole pool, lineup ``(deal + replicate) mod 2K``, so it resumes unchanged.
 
 A shard is a contiguous range of games: one compiled call that returns arrays, turned into one
 Parquet file by the worker and written by the main process; with several workers a run's last
@@ -40,16 +48,18 @@ from sim.errors import InputError
 from sim.files import write_bytes_atomic
 from sim.games.registry import get_game
 from sim.pool import discard_pools, pool_size, start_pool, worker_count
-from sim.seating import seat_schedule
+from sim.seating import LEGACY_POOL_DESIGN, POOL_DESIGNS, pool_lineups
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.signals import stop_signals_held
 from sim.store import (
+    DEAL_SUMS_DIR,
     INPUT_DIR,
     MANIFEST,
     MANIFEST_FORMAT,
     NOTABLE_DIR,
     SHARD_FILES,
     STRATEGY_COPIES,
+    deal_sums_frame,
     file_record,
     legacy_finished_shards,
     parquet_bytes,
@@ -90,6 +100,8 @@ class ShardOutput:
     result_bytes: bytes
     notable_bytes: bytes | None
     seconds: float
+    # The summary store's per-deal sums (``sim.store.deal_sums_frame``); None for rows.
+    deal_bytes: bytes | None = None
 
 
 def game_design(config: BatchConfig, first_game: int, games: int):
@@ -106,11 +118,16 @@ def game_design(config: BatchConfig, first_game: int, games: int):
             # Every game has the same mix (the pool repeated to fill the seats) and its
             # rotations move each strategy through every seat: seats stay comparable.
             seat_lineup = (rotation % players) % pool
-        else:
-            # More strategies than seats: cyclic and mirrored rotations, so each strategy sits
-            # in every seat equally often and every pair meets in both seat orders.
-            schedule = seat_schedule(pool, players)
+        elif (config.pool_design or LEGACY_POOL_DESIGN) == LEGACY_POOL_DESIGN:
+            # A batch started before pool designs: cyclic and mirrored rotations of the whole
+            # pool, kept so that it resumes byte-identically.
+            schedule = pool_lineups(pool, players, LEGACY_POOL_DESIGN)
             seat_lineup = schedule[(deal_ids + replicates) % len(schedule)]
+        else:
+            # A design balanced by construction (sim.seating.pool_lineups): game g plays
+            # lineup g mod L, so R a multiple of L gives every deal every lineup.
+            schedule = pool_lineups(pool, players, config.pool_design)
+            seat_lineup = schedule[game_ids % len(schedule)]
     else:
         seat_lineup = np.broadcast_to(seats, (games, config.players))
     return game_ids, deal_ids, replicates, np.ascontiguousarray(seat_lineup)
@@ -174,12 +191,14 @@ def encode_shard(played: PlayedShard) -> ShardOutput:
         rows = rows.with_columns(pl.lit(value).alias(name) for name, value in config.tags.items())
     notable = notable_games(game, task, rows, played.specs, played.seat_lineup, played.deals,
                             played.strategies)
+    deal_sums = None
     if config.store == "rows":
         result = parquet_bytes(rows)
     else:
         result = parquet_bytes(summary_frame(rows, config.rules))
+        deal_sums = parquet_bytes(deal_sums_frame(rows, config.rules))
     return ShardOutput(task.index, task.games, result, notable,
-                       time.perf_counter() - played.start)
+                       time.perf_counter() - played.start, deal_sums)
 
 
 def play_shard_task(task: ShardTask) -> ShardOutput | PlayedShard:
@@ -317,6 +336,17 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
     values.setdefault("tags", {})
     values.setdefault("strategy_files", {})
     values.setdefault("trace", False)  # batches written before the score trace existed
+    lineup, players = values.get("lineup"), values.get("players")
+    if values.get("rotate") is True and isinstance(lineup, list | tuple) and \
+            isinstance(players, int) and len(lineup) > players >= 2:
+        # A pool larger than the table started before pool designs existed was rotated.
+        values.setdefault("pool_design", LEGACY_POOL_DESIGN)
+        if values["pool_design"] not in POOL_DESIGNS:
+            raise InputError(f"{path}: field 'config.pool_design': damaged "
+                             f"(got {values['pool_design']!r:.60})")
+    elif values.get("pool_design") is not None:
+        raise InputError(f"{path}: field 'config.pool_design': damaged (only a pool larger "
+                         f"than the table has one)")
     for name, (kind, minimum) in expected.items():
         if name not in values:
             if name in ("data_file", "data_digest"):
@@ -878,6 +908,9 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
             if output.notable_bytes is not None:
                 path = write_shard(run_dir, NOTABLE_DIR, output.index, output.notable_bytes)
                 files.append(file_record(run_dir, path, output.notable_bytes))
+            if output.deal_bytes is not None:
+                path = write_shard(run_dir, DEAL_SUMS_DIR, output.index, output.deal_bytes)
+                files.append(file_record(run_dir, path, output.deal_bytes))
             # Only now, with every file of the shard written, does the manifest call it done.
             records[output.index] = files
             played += output.games

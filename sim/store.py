@@ -25,6 +25,10 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 SHARDS_DIR = "shards"
 SUMMARY_DIR = "summary"
+# The summary store's per-deal sums (one file per shard beside its histogram), so that its
+# independent units are deals, as in the rows store, not the few shards.
+DEAL_SUMS_DIR = "summary_deals"
+DEAL_SUM_COLUMNS = ("player_games", "score_sum", "win_units", "shared_wins")
 NOTABLE_DIR = "notable"
 INPUT_DIR = "input"
 # Copies of the lineup's strategy files, so a moved batch resumes with the code it started with.
@@ -76,6 +80,26 @@ def summary_frame(rows: pl.DataFrame, rules: dict[str, int]) -> pl.DataFrame:
     return (
         rows.group_by(keys)
         .agg(count=pl.len().cast(pl.Int64), win_sum=pl.col("win").cast(pl.Float64).sum(),
+             shared_wins=((pl.col("win") > 0) & (pl.col("win") < 1)).sum().cast(pl.Int64))
+        .sort(keys)
+    )
+
+
+def deal_sums_frame(rows: pl.DataFrame, rules: dict[str, int]) -> pl.DataFrame:
+    """Exact integer sums of a rows frame per (players, seat, strategy, rules, deal): the
+    player-games, the score sum, the win shares in units of 1 / WIN_SCALE (a win shared by k
+    seats is WIN_SCALE / k, exact for k up to 12) and the shared wins. Every cluster-robust
+    interval of the summary store is computed from these, with the deal as the cluster."""
+    # Imported here: the statistics module loads scipy, which the command line's start-up
+    # (which imports this module through the runner) must not pay for.
+    from sim.stats.clustered import WIN_SCALE
+
+    keys = ["players", "seat", "strategy", *rules, "deal_id"]
+    return (
+        rows.group_by(keys)
+        .agg(player_games=pl.len().cast(pl.Int64),
+             score_sum=pl.col("score").cast(pl.Int64).sum(),
+             win_units=(pl.col("win").cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64).sum(),
              shared_wins=((pl.col("win") > 0) & (pl.col("win") < 1)).sum().cast(pl.Int64))
         .sort(keys)
     )
@@ -147,10 +171,19 @@ def record_matches(run_dir: Path, record: Any, check_hash: bool = True) -> bool:
     return record_problem(run_dir, record, check_hash) is None
 
 
-def expected_shard_paths(store: str, index: int) -> tuple[str, str]:
-    """The paths (relative to the batch folder) the runner gives shard ``index``'s result file
-    and its notable-games file."""
-    return f"{shard_dir(store)}/{shard_name(index)}", f"{NOTABLE_DIR}/{shard_name(index)}"
+def expected_shard_paths(store: str, index: int) -> tuple[str, ...]:
+    """The paths (relative to the batch folder) the runner gives shard ``index``'s result file,
+    its notable-games file and, in the summary store, its per-deal sums (the result file
+    first)."""
+    paths = (f"{shard_dir(store)}/{shard_name(index)}", f"{NOTABLE_DIR}/{shard_name(index)}")
+    if store == "summary":
+        paths += (f"{DEAL_SUMS_DIR}/{shard_name(index)}",)
+    return paths
+
+
+def _shard_folders(store: str) -> tuple[str, ...]:
+    """The folders holding a store's shard files."""
+    return (shard_dir(store), NOTABLE_DIR) + ((DEAL_SUMS_DIR,) if store == "summary" else ())
 
 
 @dataclass(frozen=True)
@@ -170,6 +203,19 @@ class ShardCheck:
     def result_files(self, run_dir: Path, store: str) -> list[Path]:
         """The result file of every finished shard, in shard order."""
         return [run_dir / expected_shard_paths(store, index)[0] for index in sorted(self.finished)]
+
+    def deal_sum_files(self, run_dir: Path) -> list[Path]:
+        """The per-deal sums of the finished shards of a summary store, in shard order; empty
+        when any finished shard has none (a batch from before they were written), so that the
+        reports then fall back to shards as their independent units."""
+        files = []
+        for index in sorted(self.finished):
+            paths = [record["path"] for record in self.finished[index]
+                     if record["path"].startswith(f"{DEAL_SUMS_DIR}/")]
+            if not paths:
+                return []
+            files.append(run_dir / paths[0])
+        return files
 
     def notable_files(self, run_dir: Path) -> list[Path]:
         """The notable-games files of the finished shards, in shard order."""
@@ -231,7 +277,7 @@ def check_shards(run_dir: Path, manifest: dict[str, Any], check_hash: bool = Tru
             ignored.extend(bad)
         else:
             finished[index] = files
-    for folder in (shard_dir(store), NOTABLE_DIR):
+    for folder in _shard_folders(store):
         if (run_dir / folder).is_dir():
             for path in sorted((run_dir / folder).glob("*.parquet")):
                 relative = path.relative_to(run_dir).as_posix()
@@ -246,7 +292,7 @@ def _legacy_check(run_dir: Path, store: str, shards_total: int) -> ShardCheck:
     for index in sorted(legacy_finished_shards(run_dir, store, shards_total)):
         finished[index] = [{"path": path} for path in expected_shard_paths(store, index)
                            if (run_dir / path).is_file()]
-    for folder in (shard_dir(store), NOTABLE_DIR):
+    for folder in _shard_folders(store):
         if (run_dir / folder).is_dir():
             for path in sorted((run_dir / folder).glob("*.parquet")):
                 relative = path.relative_to(run_dir).as_posix()
@@ -299,7 +345,7 @@ def remove_temporary_files(run_dir: Path) -> int:
     removed = 0
     candidates = [(run_dir, _MANIFEST_TEMPORARY)]
     candidates += [(run_dir / folder, _SHARD_TEMPORARY)
-                   for folder in (SHARDS_DIR, SUMMARY_DIR, NOTABLE_DIR)]
+                   for folder in (SHARDS_DIR, SUMMARY_DIR, NOTABLE_DIR, DEAL_SUMS_DIR)]
     candidates.append((run_dir / INPUT_DIR, _INPUT_TEMPORARY))
     candidates.append((run_dir / STRATEGY_COPIES, _INPUT_TEMPORARY))
     for folder, pattern in candidates:

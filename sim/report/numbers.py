@@ -35,12 +35,23 @@ def percent(value, digits: int = 1) -> str:
     return "–" if value is None else f"{number(100 * value, digits)}%"
 
 
-def percent_ci(value, low, high, digits: int = 1) -> str:
-    """Proportions as ``12.3% (10.1–14.5%)``."""
-    if value is None:
+# Why a proportion has no interval when its table gives none: fewer than 2 independent units.
+NO_INTERVAL_REASON = "fewer than 2 independent units"
+
+
+def missing(value) -> bool:
+    """True for None or NaN."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def percent_ci(value, low, high, digits: int = 1, reason: str = NO_INTERVAL_REASON) -> str:
+    """Proportions as ``12.3% (10.1–14.5%)``, or ``12.3% (no interval: <reason>)`` when a bound
+    is missing. The bounds come from ``sim.stats.intervals.proportion_interval`` and so lie in
+    [0, 1]; a bound of exactly 0 or 1 (a one-sided interval at 0% or 100%) prints as such."""
+    if missing(value):
         return "–"
-    if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return f"{number(100 * value, digits)}% (too few deals for an interval)"
+    if missing(low) or missing(high):
+        return f"{number(100 * value, digits)}% (no interval: {reason})"
     return (f"{number(100 * value, digits)}% ({number(100 * low, digits)}–"
             f"{number(100 * high, digits)}%)")
 
@@ -72,3 +83,19 @@ def setting_text(game, rules: str) -> str:
             shown = value
         parts.append(f"{name} {shown}")
     return ", ".join(parts)
+
+
+def few_units_warning(where: str, units: int, unit: str, minimum: int) -> str | None:
+    """One line for a panel whose tests and verdicts rest on fewer than ``minimum`` independent
+    units (deals, or shards of an old summary store), None when it has enough."""
+    if units >= minimum:
+        return None
+    plural = unit + ("s" if units != 1 else "")
+    remedy = ("play more games" if unit == "deal" else
+              "play more games; a summary batch written by this sim keeps per-deal sums, so "
+              "its units are deals")
+    df = max(units - 1, 0)
+    return (f"{where}: only {units:,} {plural} as independent units (fewer than {minimum}): "
+            f"tests and intervals rest on {df} degree{'s' if df != 1 else ''} of freedom, so "
+            f"no seat or "
+            f"card verdict is given and the games-needed estimate is rough; {remedy}.")

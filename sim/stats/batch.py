@@ -19,7 +19,7 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import read_user_json
 from sim.games.registry import games
-from sim.store import check_shards, shard_dir
+from sim.store import DEAL_SUM_COLUMNS, check_shards, shard_dir
 
 STORES = ("rows", "summary")
 
@@ -54,6 +54,9 @@ class Batch:
     rules_parameters: tuple[str, ...]
     varying_rules: tuple[str, ...]
     ignored_note: str | None = None
+    # The summary store's per-deal sums, one file per finished shard (empty for the rows store
+    # and for summary batches written before they existed).
+    deal_sum_files: tuple[Path, ...] = ()
 
     @property
     def is_rows(self) -> bool:
@@ -61,9 +64,40 @@ class Batch:
         return self.store == "rows"
 
     @property
+    def has_deal_sums(self) -> bool:
+        """True for a summary store that keeps per-deal sums (its clusters are deals)."""
+        return not self.is_rows and bool(self.deal_sum_files)
+
+    @property
+    def cluster_unit(self) -> str:
+        """The independent unit of every interval: ``deal``, or ``shard`` for a summary store
+        from before per-deal sums were kept."""
+        return "deal" if self.is_rows or self.has_deal_sums else "shard"
+
+    @property
     def status(self) -> str:
         """``running``, ``interrupted`` or ``complete`` as the manifest says."""
         return str(self.manifest.get("status", "unknown"))
+
+    @property
+    def pool_design(self) -> str | None:
+        """How the batch seated its strategies, from the recorded config: ``"mirror"`` (one
+        strategy in every seat), ``"fixed"`` (one strategy per seat, not all the same),
+        ``"repeated"`` (a rotating pool no larger than the table, repeated to fill it), or for a
+        pool larger than the table its ``pool_design`` (``"balanced"``, ``"every-order"``, or
+        ``"rotation"`` for a manifest written before pool designs existed). None when the
+        manifest records no config."""
+        config = self.manifest.get("config")
+        if not isinstance(config, dict) or not isinstance(config.get("lineup"), list):
+            return None
+        lineup, players = config["lineup"], config.get("players")
+        # Synthetic batches (sim.stats.synthetic) call the rotation ``rotate_lineup``.
+        if not config.get("rotate", config.get("rotate_lineup", False)):
+            return "mirror" if len(set(lineup)) == 1 else "fixed"
+        if not isinstance(players, int) or len(lineup) <= players or players < 2:
+            return "repeated"
+        design = config.get("pool_design", "rotation")
+        return design if isinstance(design, str) else None
 
     def has_columns(self, *names: str) -> bool:
         """True when every one of ``names`` is a column of the shards."""
@@ -98,6 +132,14 @@ class Batch:
             for index, path in enumerate(self.shard_files)
         ]
         return pl.concat(frames, how="vertical_relaxed")
+
+    def scan_deal_sums(self) -> pl.LazyFrame:
+        """Lazy scan of the summary store's per-deal sums: per (players, seat, strategy, rules
+        parameters..., ``deal_id``) the integer sums of ``DEAL_SUM_COLUMNS``, with a ``rules``
+        label added. A deal's replicates may fall in two shards: sum over ``deal_id``."""
+        frame = pl.scan_parquet(list(self.deal_sum_files)).select(
+            "players", "seat", "strategy", *self.varying_rules, "deal_id", *DEAL_SUM_COLUMNS)
+        return frame.with_columns(rules_label(self.varying_rules))
 
     def scan_notable(self) -> pl.LazyFrame | None:
         """Lazy scan of ``notable/*.parquet``, or None when the batch has none."""
@@ -235,11 +277,15 @@ def open_batch(run_dir: str | Path, check_hash: bool = True) -> Batch:
         rules_parameters = tuple(c for c in schema if c not in known and schema[c].is_integer())
     varying = _varying_columns(shard_files, rules_parameters)
     notable_files = tuple(checked.notable_files(run_dir))
+    deal_sum_files = tuple(checked.deal_sum_files(run_dir)) if store == "summary" else ()
+    for path in deal_sum_files:
+        _check_columns(path, _read_schema(path), ("players", "seat", "strategy", "deal_id",
+                                                  *DEAL_SUM_COLUMNS))
     return Batch(run_dir=run_dir, manifest=manifest, name=manifest["name"],
                  game=manifest["game"], store=store, shard_files=shard_files,
                  notable_files=notable_files, columns=tuple(schema),
                  rules_parameters=rules_parameters, varying_rules=varying,
-                 ignored_note=checked.note())
+                 ignored_note=checked.note(), deal_sum_files=deal_sum_files)
 
 
 def _varying_columns(files: tuple[Path, ...], columns: tuple[str, ...]) -> tuple[str, ...]:

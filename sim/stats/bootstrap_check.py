@@ -49,8 +49,7 @@ def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
         se = _half_to_se(row["mean_low"], row["mean_high"], clusters)
         found[f"mean score: {label}"] = (row["mean"], float(se))
         if not row["win_rate_fixed"]:
-            se = _half_to_se(row["win_rate_low"], row["win_rate_high"], clusters)
-            found[f"win rate: {label}"] = (row["win_rate"], float(se))
+            found[f"win rate: {label}"] = (row["win_rate"], float(row["win_rate_se"]))
     family = seat_gap_family(units)
     seats, pairs, win, score = family.seats, family.pairs, family.win, family.score
     for k, (i, j) in enumerate(pairs):
@@ -63,9 +62,8 @@ def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
         found[f"strategy gap: {row['best']} - {row['worst']}"] = (row["score_gap"], float(se))
     matrix = head_to_head(lazy)
     for row in matrix.iter_rows(named=True) if not matrix.is_empty() else []:
-        se = _half_to_se(row["ahead_rate_low"], row["ahead_rate_high"], clusters)
-        found[f"head-to-head: {row['strategy']} over {row['opponent']}"] = (row["ahead_rate"],
-                                                                            float(se))
+        found[f"head-to-head: {row['strategy']} over {row['opponent']}"] = (
+            row["ahead_rate"], float(row["ahead_rate_se"]))
     if "tree_phases_as_token_holder" in rows.columns:
         for row in extra_token_effect(lazy).iter_rows(named=True):
             se = _half_to_se(row["score_gap_low"], row["score_gap_high"], clusters)

@@ -1,10 +1,11 @@
 """Convergence: the running estimate and its interval as games accumulate, and the games
 needed for a chosen precision.
 
-The batch is cut into independent units in the order they were played: deals for the rows store
-(every replicate of a deal is one unit, since they are correlated), shards for the summary
-store. An estimate after k units is a ratio R = sum y / sum x (e.g. points over player-games);
-its standard error is the ratio estimator's::
+The batch is cut into independent units in the order they were played: deals (every replicate
+of a deal is one unit, since they are correlated), read from the rows or from the summary
+store's per-deal sums, so both stores give the same estimate for the same games; shards only for
+a summary store from before per-deal sums were kept. An estimate after k units is a ratio
+R = sum y / sum x (e.g. points over player-games); its standard error is the ratio estimator's::
 
     SE^2 = k / (k - 1) * sum (y_u - R x_u)^2 / (sum x_u)^2
 
@@ -18,8 +19,9 @@ import numpy as np
 import polars as pl
 
 from sim.stats.batch import Batch, rules_label
-from sim.stats.clustered import t_critical
+from sim.stats.clustered import WIN_SCALE, t_critical
 from sim.stats.intervals import games_for_precision, two_sided_z
+from sim.stats.units import win_units
 
 PANEL = ["players", "rules"]
 METRICS = {
@@ -42,8 +44,17 @@ def convergence_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.Data
         units = source.group_by([*PANEL, pl.col("deal_id").alias("unit")]).agg(
             score_sum=pl.col("score").cast(pl.Float64).sum(),
             player_games=pl.len().cast(pl.Float64),
-            seat_0_wins=pl.col("win").filter(seat_0).cast(pl.Float64).sum(),
+            # Win shares as exact integer units, as the summary store's per-deal sums keep them.
+            seat_0_wins=(win_units().filter(seat_0).sum() / WIN_SCALE).cast(pl.Float64),
             games=seat_0.sum().cast(pl.Float64))
+    elif batch.has_deal_sums:
+        # Sums of integers: the same values as the rows store's, whatever the order.
+        units = batch.scan_deal_sums().group_by([*PANEL, pl.col("deal_id").alias("unit")]).agg(
+            score_sum=pl.col("score_sum").sum().cast(pl.Float64),
+            player_games=pl.col("player_games").sum().cast(pl.Float64),
+            seat_0_wins=(pl.col("win_units").filter(seat_0).sum() / WIN_SCALE)
+            .cast(pl.Float64),
+            games=pl.col("player_games").filter(seat_0).sum().cast(pl.Float64))
     else:
         columns = ["players", "seat", "score", "count", "win_sum", *batch.varying_rules]
         frame = batch.scan_by_shard(columns).with_columns(

@@ -13,6 +13,7 @@ import polars as pl
 
 from sim.stats.batch import Batch
 from sim.stats.clustered import WIN_SCALE, grouped_ratio_table
+from sim.stats.intervals import proportion_interval
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 HISTOGRAM_KEYS = ["players", "rules", "strategy", "seat", "score"]
@@ -48,14 +49,18 @@ def _quantile_expression(q: float) -> pl.Expr:
 def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
                        by: list[str]) -> pl.DataFrame:
     """Per group of ``by``: player-games, mean score with CI, SD, quantiles, win rate with CI
-    and tie rate (share of player-games won in a tie).
+    and tie rate (share of player-games won in a tie) with CI.
 
-    The mean and the win rate are ratio means over player-games with cluster-robust t intervals
-    over the batch's independent units (``units``: deals, or shards for the summary store; see
-    ``sim.stats.clustered``), so the correlation of the seats of a game and of the replays of a
-    deal is counted. A strategy that fills every seat of every game of its (players, rules) has
-    a win rate fixed by construction (1 / players): ``win_rate_fixed`` is then true and it has
-    no interval.
+    The mean, the win rate and the tie rate are ratio means over player-games with
+    cluster-robust standard errors over the batch's independent units (``units``: deals, or
+    shards for an old summary store; see ``sim.stats.clustered``), so the correlation of the
+    seats of a game and of the replays of a deal is counted. The mean has a t interval; the two
+    rates are proportions and get ``proportion_interval`` (Wilson at the effective sample size),
+    which stays inside [0, 1] and is one-sided at 0% or 100%. Bounds are null where no interval
+    exists (fewer than 2 clusters); ``win_rate_se`` and ``tie_rate_se`` are the standard
+    errors behind them. A strategy that fills every seat of every game of its (players, rules)
+    has a win rate fixed by construction (1 / players): ``win_rate_fixed`` is then true and it
+    has no interval.
     """
     weighted = pl.col("count").cast(pl.Float64)
     table = (histogram.sort([*by, "score"]).group_by(by, maintain_order=True).agg(
@@ -72,24 +77,33 @@ def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
         variance = (table["sum_squares"].to_numpy() - n * mean ** 2) / (n - 1)
     sd = np.sqrt(np.maximum(variance, 0.0))
     intervals = grouped_ratio_table(units, by, "player_games",
-                                    {"mean": "score_sum", "win_rate": "win_units"})
+                                    {"mean": "score_sum", "win_rate": "win_units",
+                                     "tie_rate": "shared_wins"})
     table = (table.drop("sum_squares").with_columns(sd=pl.Series(sd))
-             .join(intervals.select(*by, "mean_low", "mean_high", "mean_clusters", "win_rate",
-                                    "win_rate_low", "win_rate_high"), on=by,
-                   how="left", nulls_equal=True))
+             .join(intervals.select(*by, "mean_low", "mean_high", "mean_clusters",
+                                    (pl.col("win_rate", "win_rate_se") / WIN_SCALE),
+                                    "tie_rate_se", "tie_rate_clusters"),
+                   on=by, how="left", nulls_equal=True))
     fixed = _win_rate_fixed(units, by)
     table = table.join(fixed, on=by, how="left", nulls_equal=True).with_columns(
-        pl.col("win_rate_fixed").fill_null(False))
-    scale = 1.0 / WIN_SCALE
-    return table.with_columns(
-        win_rate=pl.when(pl.col("win_rate_fixed")).then(1.0 / pl.col("players").cast(pl.Float64))
-        .otherwise(pl.col("win_rate") * scale),
-        win_rate_low=pl.when(pl.col("win_rate_fixed")).then(None)
-        .otherwise(pl.col("win_rate_low") * scale),
-        win_rate_high=pl.when(pl.col("win_rate_fixed")).then(None)
-        .otherwise(pl.col("win_rate_high") * scale),
-        tie_rate=pl.col("shared_wins") / pl.col("player_games"),
-    ).rename({"mean_clusters": "clusters"})
+        pl.col("win_rate_fixed").fill_null(False),
+        tie_rate=pl.col("shared_wins") / pl.col("player_games"))
+    n = table["player_games"].to_numpy()
+    clusters = table["mean_clusters"].fill_null(0).to_numpy()
+    bounds = {}
+    for rate in ("win_rate", "tie_rate"):
+        low, high = proportion_interval(table[rate].to_numpy(), table[f"{rate}_se"].to_numpy(),
+                                        clusters, n)
+        bounds[f"{rate}_low"] = pl.Series(low).fill_nan(None)
+        bounds[f"{rate}_high"] = pl.Series(high).fill_nan(None)
+    fixed_rate = pl.col("win_rate_fixed")
+    return table.with_columns(**bounds).with_columns(
+        win_rate=pl.when(fixed_rate).then(1.0 / pl.col("players").cast(pl.Float64))
+        .otherwise(pl.col("win_rate")),
+        win_rate_low=pl.when(fixed_rate).then(None).otherwise(pl.col("win_rate_low")),
+        win_rate_high=pl.when(fixed_rate).then(None).otherwise(pl.col("win_rate_high")),
+        win_rate_se=pl.when(fixed_rate).then(None).otherwise(pl.col("win_rate_se")),
+    ).drop("tie_rate_clusters").rename({"mean_clusters": "clusters"})
 
 
 def _win_rate_fixed(units: pl.DataFrame, by: list[str]) -> pl.DataFrame:

@@ -13,6 +13,7 @@ from sim.stats.clustered import (
     pairwise_contrasts,
     ratio_means,
 )
+from sim.stats.intervals import proportion_interval
 
 PANEL = ["players", "rules"]
 
@@ -43,8 +44,9 @@ def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
 
     Within a game every pair of seats of the two strategies is compared and the outcomes
     averaged into one value per game (``pair_outcomes``). The rate is the mean over games; its
-    interval is cluster-robust over deals (the replays of a deal share it), t on deals - 1
-    degrees of freedom. Empty when no game mixes strategies.
+    interval is cluster-robust over deals (the replays of a deal share it): the clustered Wilson
+    interval (``sim.stats.intervals.proportion_interval``), t on deals - 1 degrees of freedom,
+    inside 0-100%. Empty when no game mixes strategies.
     """
     # Pair outcomes per game are multiples of 1/(2 * pairs); sums of them over a deal are
     # formed in a fixed order below, so the result does not depend on threads.
@@ -59,11 +61,17 @@ def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     intervals = grouped_ratio_intervals(per_game, keys, "ahead", "games", "ahead_rate",
                                         confidence=confidence)
     games = per_game.group_by(keys).agg(games=pl.len())
-    return (intervals.join(games, on=keys)
-            .select(*keys, "games", "ahead_rate",
-                    pl.col("ahead_rate_low").clip(0.0, 1.0),
-                    pl.col("ahead_rate_high").clip(0.0, 1.0), "ahead_rate_clusters")
-            .sort(keys))
+    table = intervals.join(games, on=keys).sort(keys)
+    # A share: the clustered Wilson interval stays inside 0-100% (a strategy that is always
+    # ahead gets a one-sided interval, not "100% +- 0").
+    low, high = proportion_interval(table["ahead_rate"].to_numpy(),
+                                    table["ahead_rate_se"].to_numpy(),
+                                    table["ahead_rate_clusters"].to_numpy(),
+                                    table["games"].to_numpy(), confidence)
+    return table.with_columns(ahead_rate_low=pl.Series(low), ahead_rate_high=pl.Series(high)
+                              ).select(*keys, "games", "ahead_rate", "ahead_rate_se",
+                                       "ahead_rate_low", "ahead_rate_high",
+                                       "ahead_rate_clusters")
 
 
 GAP_METHOD = {

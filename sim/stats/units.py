@@ -1,9 +1,12 @@
 """The batch cut into its independent units (clusters), with the sums every interval needs.
 
-A cluster is a deal in the rows store (all its replays and all seats of each) and a shard in the
-summary store (which keeps no deal ids; shards hold disjoint games). One row per (players, rules,
-strategy, seat, cluster) with exact integer sums: ``player_games``, ``score_sum`` and
-``win_units`` (win shares times ``WIN_SCALE``), so every later reduction gives the same bits.
+A cluster is a deal (all its replays and all seats of each): read from the rows in the rows
+store, and from the per-deal sums the summary store keeps beside its histograms. A summary batch
+written before those sums existed falls back to its shards (which hold disjoint games, so they
+are independent, but few). One row per (players, rules, strategy, seat, cluster) with exact
+integer sums: ``player_games``, ``score_sum``, ``win_units`` (win shares times ``WIN_SCALE``)
+and ``shared_wins``, so every later reduction gives the same bits and both stores give the same
+clusters for the same games.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ def win_units(column: str = "win") -> pl.Expr:
 
 def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFrame:
     """Per (players, rules, strategy, seat, cluster): ``player_games``, ``score_sum``,
-    ``win_units``; ``cluster`` is the deal (rows store) or the shard (summary store)."""
+    ``win_units`` and ``shared_wins``; ``cluster`` is the deal (``batch.cluster_unit``), or the
+    shard of a summary store without per-deal sums."""
+    sums = dict(player_games=pl.col("player_games").sum(), score_sum=pl.col("score_sum").sum(),
+                win_units=pl.col("win_units").sum(), shared_wins=pl.col("shared_wins").sum())
     if batch.is_rows:
         source = rows if rows is not None else batch.scan(["deal_id", "players", "rules",
                                                             "strategy", "seat", "score", "win"])
@@ -31,9 +37,15 @@ def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFram
                                  pl.col("deal_id").alias("cluster")]).agg(
             player_games=pl.len().cast(pl.Int64),
             score_sum=pl.col("score").cast(pl.Int64).sum(),
-            win_units=win_units().sum())
+            win_units=win_units().sum(),
+            shared_wins=((pl.col("win") > 0) & (pl.col("win") < 1)).sum().cast(pl.Int64))
+    elif batch.has_deal_sums:
+        # A deal whose replicates fall in two shards is one cluster: sum over the deal id.
+        units = batch.scan_deal_sums().group_by(
+            ["players", "rules", "strategy", "seat", pl.col("deal_id").alias("cluster")]).agg(
+            **sums)
     else:
-        columns = ["players", "seat", "strategy", "score", "count", "win_sum",
+        columns = ["players", "seat", "strategy", "score", "count", "win_sum", "shared_wins",
                    *batch.varying_rules]
         frame = batch.scan_by_shard(columns).with_columns(
             rules_label(batch.varying_rules)).rename({"shard": "cluster"})
@@ -41,8 +53,12 @@ def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFram
             player_games=pl.col("count").cast(pl.Int64).sum(),
             score_sum=(pl.col("score").cast(pl.Int64) * pl.col("count").cast(pl.Int64)).sum(),
             win_units=(pl.col("win_sum").cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64)
-            .sum())
+            .sum(),
+            shared_wins=pl.col("shared_wins").cast(pl.Int64).sum())
     # Not sorted: every sum here is an integer, so later reductions are exact in any order.
     return (units.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
                                pl.col("strategy").cast(pl.String),
-                               pl.col("cluster").cast(pl.Int64)).collect())
+                               pl.col("cluster").cast(pl.Int64),
+                               *(pl.col(c).cast(pl.Int64) for c in
+                                 ("player_games", "score_sum", "win_units", "shared_wins")))
+            .collect())

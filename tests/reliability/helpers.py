@@ -53,4 +53,4 @@ def result_files(run_dir: Path) -> dict[str, str]:
     """Fingerprints of a batch's result and notable files (not the manifest, whose timings and
     times differ between sessions)."""
     return {name: digest for name, digest in fingerprint(run_dir).items()
-            if name.startswith(("shards/", "summary/", "notable/"))}
+            if name.startswith(("shards/", "summary/", "summary_deals/", "notable/"))}

@@ -230,22 +230,3 @@ def test_rating_intervals_cover():
         low, high = rating_intervals(pair_sum, pair_count)
         covered.extend((low <= truth) & (truth <= high))
     assert LOW <= np.mean(covered) <= HIGH, np.mean(covered)
-
-
-def test_seat_spread_interval_covers_the_largest_true_gap(analysed):
-    """The sweep's seat spread interval (``spread_interval``), derived from the simultaneous
-    family, covers the true spread at least as often as the family covers every gap (it may be
-    conservative, never liberal)."""
-    from sim.stats.sweep import spread_interval
-
-    (_, units, histogram), (_, true_units, true_histogram) = analysed
-    _, gaps = seat_tests(histogram, units)
-    _, true_gaps = seat_tests(true_histogram, true_units)
-    true_spread = float(true_gaps["win_gap"].abs().max())
-    covered = []
-    for _, batch_gaps in gaps.partition_by("rules", as_dict=True).items():
-        low, high = spread_interval(batch_gaps)
-        assert 0.0 <= low <= high
-        covered.append(low <= true_spread <= high)
-    assert len(covered) == BATCHES
-    assert np.mean(covered) >= LOW, np.mean(covered)

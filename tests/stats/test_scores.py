@@ -3,6 +3,7 @@
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 
 from sim.stats.batch import open_batch
 from sim.stats.scores import QUANTILES, distributions, score_histogram
@@ -57,9 +58,12 @@ def test_pooled_rows_cover_all_seats_of_a_strategy(rows, tables):
 def test_summary_store_gives_the_same_numbers(tables):
     from_rows, from_summary = tables
     assert from_rows.columns == from_summary.columns
-    # Estimates agree; the intervals differ by design: the rows store clusters by deal, the
-    # summary store (which keeps no deals) by shard, with t on shards - 1 degrees of freedom.
-    intervals = [c for c in from_rows.columns if c.endswith(("_low", "_high"))] + ["clusters"]
+    # Estimates agree; the intervals differ by design: the rows store clusters by deal, a
+    # summary store without per-deal sums (as written before them, and by the synthetic
+    # writer) by shard, with t on shards - 1 degrees of freedom. (With per-deal sums the two
+    # agree exactly: tests/runner/test_runner.py.)
+    intervals = [c for c in from_rows.columns
+                 if c.endswith(("_low", "_high", "_se"))] + ["clusters"]
     assert from_rows.drop("rules", *intervals).equals(from_summary.drop("rules", *intervals))
     assert (from_summary["clusters"] == 4).all()  # 600 games in shards of 150
     assert (from_summary["mean_low"] < from_summary["mean"]).all()
@@ -71,3 +75,33 @@ def test_ties_are_counted(tables):
     per_seat = from_rows.filter(pl.col("seat").is_not_null())
     assert per_seat["wins"].sum() == pytest.approx(DESIGN.games)
     assert per_seat["shared_wins"].sum() > 0
+
+
+def test_win_and_tie_rates_have_intervals_inside_zero_and_one(tables):
+    for table in tables:
+        rates = table.filter(~pl.col("win_rate_fixed"))
+        for rate in ("win_rate", "tie_rate"):
+            low, high = rates[f"{rate}_low"].to_numpy(), rates[f"{rate}_high"].to_numpy()
+            assert ((0 <= low) & (low <= rates[rate].to_numpy())).all()
+            assert ((rates[rate].to_numpy() <= high) & (high <= 1)).all()
+
+
+def test_a_rate_of_zero_gets_a_one_sided_interval_and_one_cluster_none():
+    histogram = pl.DataFrame({"players": [2, 2], "rules": ["", ""], "strategy": ["a", "b"],
+                              "seat": [0, 1], "score": [10, 5], "count": [40, 40],
+                              "win_sum": [40.0, 0.0], "shared_wins": [0, 0]})
+    units = pl.DataFrame({"players": [2] * 8, "rules": [""] * 8, "strategy": ["a", "b"] * 4,
+                          "seat": [0, 1] * 4, "cluster": [0, 0, 1, 1, 2, 2, 3, 3],
+                          "player_games": [10] * 8, "score_sum": [100, 50] * 4,
+                          "win_units": [10 * 27720, 0] * 4, "shared_wins": [0] * 8})
+    table = distributions(histogram, units).filter(pl.col("seat").is_not_null()).sort("seat")
+    winner, loser = table.row(0, named=True), table.row(1, named=True)
+    assert winner["win_rate"] == 1.0 and winner["win_rate_high"] == 1.0
+    # One-sided, at n* = the 40 player-games, Wilson with t on 3 degrees of freedom.
+    t3 = stats.t.ppf(0.975, 3)
+    assert winner["win_rate_low"] == pytest.approx(40 / (40 + t3 ** 2))
+    assert loser["win_rate"] == 0.0 and loser["win_rate_low"] == 0.0
+    assert loser["win_rate_high"] == pytest.approx(t3 ** 2 / (40 + t3 ** 2))
+    assert loser["tie_rate_low"] == 0.0 and loser["tie_rate_high"] > 0.0
+    one_cluster = distributions(histogram, units.filter(pl.col("cluster") == 0))
+    assert one_cluster["win_rate_low"].null_count() == one_cluster.height
