@@ -17,6 +17,7 @@ from sim.errors import InputError
 from sim.files import read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
+from sim.seating import DEFAULT_POOL_DESIGN, POOL_DESIGNS, pool_lineup_count
 from sim.strategy_spec import (
     did_you_mean,
     loadable_text,
@@ -41,6 +42,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "players": (int, "number of players"),
     "strategies": (list, "one strategy per seat, or a single one for every seat"),
     "pool": (list, "strategies that rotate through the seats (instead of `strategies`)"),
+    "pool_design": (str, "a pool larger than the table: balanced (default) or every-order"),
     "games": (int, "number of games (each on its own deal); or give deals and replicates"),
     "deals": (int, "number of deals (shuffles) in a nested design"),
     "replicates_per_deal": (int, "games played on each deal, with other strategy seeds"),
@@ -81,10 +83,17 @@ class BatchConfig:
     # is loaded from (absolute in a loaded config; in a manifest, the batch's own copy).
     strategy_files: dict[str, str] = field(default_factory=dict)
     trace: bool = False  # rows store: every seat's score after each round (``score_trace``)
+    # How a pool larger than the table is seated (``sim.seating.pool_lineups``); None for a
+    # fixed lineup or a pool no larger than the table, which have one way only.
+    pool_design: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The config as a plain dict (what the manifest stores)."""
-        return asdict(self)
+        """The config as a plain dict (what the manifest stores). ``pool_design`` appears only
+        where it applies, so batches without one keep the manifest and identity they had."""
+        values = asdict(self)
+        if values["pool_design"] is None:
+            del values["pool_design"]
+        return values
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of the config (its paths included)."""
@@ -297,9 +306,33 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
             raise InputError(f"{where}: at most {maximum:,} can be played, got {value:,}")
         return value
 
+    pool_design = None
+    if "pool_design" in merged:
+        where = "--pool-design" if "pool_design" in overrides else \
+            f"{source}: field 'pool_design'"
+        _check_type(merged["pool_design"], str, source, "pool_design")
+        if not rotate:
+            raise InputError(f"{where}: applies to a rotating pool (give `pool`, not "
+                             f"`strategies`)")
+        if merged["pool_design"] not in POOL_DESIGNS:
+            raise InputError(f"{where}: '{merged['pool_design']}' is not one of "
+                             f"{', '.join(POOL_DESIGNS[:2])}"
+                             f"{did_you_mean(merged['pool_design'], POOL_DESIGNS[:2])}")
+    if rotate and len(labels) > players >= 2:
+        # A pool no larger than the table has one way of seating only (its formula is kept).
+        pool_design = merged.get("pool_design", DEFAULT_POOL_DESIGN)
     games = positive("games", None)
     deals = positive("deals", None)
-    replicates = positive("replicates_per_deal", 1)
+    default_replicates = 1
+    if pool_design in ("balanced", "every-order") and "deals" not in merged \
+            and "replicates_per_deal" not in merged:
+        # Every deal played by every lineup once, so the lineups share their deals; not when a
+        # deal would need more games than were asked for (then balance holds over every L
+        # consecutive games, across deals).
+        lineups = pool_lineup_count(len(labels), players, pool_design)
+        if lineups <= (games if games is not None else 1000):
+            default_replicates = lineups
+    replicates = positive("replicates_per_deal", default_replicates)
     if deals is not None and games is not None and games != deals * replicates:
         raise InputError(f"{source}: field 'games': {games} is not deals x replicates_per_deal "
                          f"= {deals * replicates}; give games, or deals and replicates_per_deal")
@@ -336,7 +369,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
-        strategy_files=strategy_files, trace=trace,
+        strategy_files=strategy_files, trace=trace, pool_design=pool_design,
     )
 
 

@@ -16,9 +16,10 @@ from sim.cli.options import (
     rule_help,
 )
 from sim.cli.progress import run_with_progress
-from sim.config import load_config
+from sim.config import load_config, read_toml
 from sim.errors import InputError
 from sim.runner import config_from_manifest
+from sim.seating import LEGACY_POOL_DESIGN
 from sim.store import read_manifest
 
 
@@ -50,6 +51,13 @@ def run(
         list[str] | None,
         typer.Option("--pool", metavar="<strategy>",
                      help="Override: strategies rotating through the seats (repeat)."),
+    ] = None,
+    pool_design: Annotated[
+        str | None,
+        typer.Option("--pool-design", metavar="<design>",
+                     help="Override: how a pool larger than the table is seated: balanced "
+                          "(every combination of strategies in every seat rotation; default) "
+                          "or every-order (every ordered lineup)."),
     ] = None,
     rule: Annotated[
         list[str] | None,
@@ -84,6 +92,7 @@ def run(
     overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
                  "seed": seed, "players": players, "shard_size": shard_size,
                  "output": str(out) if out else None, "store": store,
+                 "pool_design": pool_design,
                  "data_file": str(tiles) if tiles else None, "trace": True if trace else None}
     if strategy:
         overrides["strategies"] = list(strategy)
@@ -103,6 +112,11 @@ def run(
             config = stored
         else:
             overrides["output"] = str(resume)
+            if stored.pool_design == LEGACY_POOL_DESIGN and pool_design is None and \
+                    "pool_design" not in read_toml(config_file):
+                # A batch started before pool designs, resumed with its own config file (which
+                # could not name one): it goes on with the rotation it started with.
+                overrides["pool_design"] = LEGACY_POOL_DESIGN
             config = load_config(config_file, overrides, allow_code=allow_code)
     else:
         if config_file is None:

@@ -134,18 +134,18 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
     step("score distributions")
     histogram = score_histogram(batch, rows)
     clusters = cluster_units(batch, rows)
-    unit_name = "deal" if batch.is_rows else "shard"
+    unit_name = batch.cluster_unit
     table = distributions(histogram, clusters)
     seats = seat_table(histogram, clusters)
     games = int(seats.group_by(["players", "rules"]).agg(pl.col("player_games").min())
                 ["player_games"].sum())
 
     step("seat advantage")
-    tests, gaps = seat_tests(histogram, clusters, unit_name, fair_margin=fair_margin)
-    if not tests["balanced"].all():
-        notes.append("In some player counts the strategies do not sit equally often in every "
-                     "seat, so seat and strategy effects are mixed there: the test of equal "
-                     "seats is not run for them.")
+    tests, gaps = seat_tests(histogram, clusters, unit_name, fair_margin=fair_margin,
+                             rows=rows, design=batch.pool_design)
+    if not tests.filter(pl.col("reason").is_not_null()).is_empty():
+        notes.append("In some player counts no test of equal seats and no seat verdict is "
+                     "given; the seat section says why in one line.")
 
     step("convergence")
     units = convergence_units(batch, rows)

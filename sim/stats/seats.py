@@ -2,9 +2,24 @@
 between two seats with simultaneous intervals, a fairness verdict against a stated margin, and
 (Legendary Forests) the worth of holding the construction token.
 
-A seat effect can only be told from a strategy effect when every seat sees the same mix of
-strategies (a mirror lineup, or lineups rotated over the seats). The test and the verdict are
-given only then; ``balanced`` says whether they were.
+A seat's raw results mix what the seat is worth with who sits there and whom it faces. Two
+ways keep them apart, and every seat test and verdict rests on one of them (``method``):
+
+- *a design balanced by construction* (``"balanced design"``): one strategy in every seat, a
+  pool no larger than the table rotated through it, or a larger pool seated by
+  ``sim.seating.pool_lineups`` (every combination of strategies in every seat rotation). With no
+  seat effect every seat then expects the same result, and the raw seat means are compared.
+  Rotating the whole of a larger pool (``pool_design = "rotation"``, batches before pool
+  designs) is not such a design: each seat is tied to particular opponents.
+- *a model holding the lineup fixed* (``"lineup model"``, rows store): each player-game's
+  outcome = game effect + seat effect + effect of the strategy sitting there, the game effects
+  removed by centring within the game, cluster-robust (CR1) by deal; the seat gaps are
+  differences of seat coefficients. Used for every rows-store batch with several strategies.
+
+Where neither applies (the seat cannot be told from the strategy sitting there, or the summary
+store of a design not balanced by construction), or there are fewer than
+``MIN_VERDICT_CLUSTERS`` clusters, no test and no verdict are given and ``reason`` says why in
+one line; ``balanced`` is True exactly when a test and a verdict were given.
 
 Seats are 0-based here and in Parquet (seat 0 plays first); texts a person reads add 1.
 """
@@ -17,8 +32,10 @@ import numpy as np
 import polars as pl
 
 from sim.stats.clustered import (
+    MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
     ContrastIntervals,
+    RatioMeans,
     WaldTest,
     cluster_matrix,
     contrast_intervals,
@@ -47,6 +64,9 @@ SEAT_TEST_SCHEMA = {
     "high_score_seat": pl.Int64, "low_score_seat": pl.Int64, "score_gap": pl.Float64,
     "score_gap_low": pl.Float64, "score_gap_high": pl.Float64, "score_gap_bound": pl.Float64,
     "fair_margin": pl.Float64, "verdict": pl.String, "gap_method": pl.String,
+    # What the gaps and the verdict rest on (METHOD_*), how the batch seated its strategies
+    # (``Batch.pool_design``, or None when unknown), and why no test/verdict was given.
+    "method": pl.String, "design": pl.String, "reason": pl.String,
 }
 SEAT_GAP_SCHEMA = {
     "players": pl.Int64, "rules": pl.String, "seat": pl.Int64, "other_seat": pl.Int64,
@@ -55,6 +75,13 @@ SEAT_GAP_SCHEMA = {
 }
 GAP_METHOD = ("cluster-robust over {unit}s, max-|t| simultaneous intervals over all "
               "{pairs} seat pairs")
+METHOD_DESIGN = "balanced design"
+METHOD_MODEL = "lineup model"
+# Seating designs in which, with no seat effect, every seat expects the same result
+# (``Batch.pool_design``): raw seat means can be compared.
+BALANCED_DESIGNS = ("mirror", "repeated", "balanced", "every-order")
+# Relative size below which a singular value of the normal equations counts as zero.
+_RANK_TOLERANCE = 1e-9
 
 
 def seat_table(histogram: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
@@ -122,32 +149,206 @@ def seat_gap_family(units: pl.DataFrame, confidence: float = 0.95) -> SeatGaps:
                     win.clusters)
 
 
+def lineup_model_family(panel: pl.DataFrame, players: int,
+                        confidence: float = 0.95) -> SeatGaps | str:
+    """The seats of one (players, rules) compared holding the lineup fixed, from its rows
+    (``game_id``, ``deal_id``, ``seat``, ``strategy``, ``score``, ``win``; one row per seat of
+    every game); or, when the design cannot separate seat from strategy, a one-line reason.
+
+    Model (one per outcome, win share and score): y_gp = game effect_g + alpha_p
+    + gamma(strategy in seat p, strategies of game g) + error, alpha_0 = 0. The strategy term
+    is one per strategy *and set of strategies at the table* (a multiset): a strategy's result
+    depends on whom it faces (a win share is its strength over the table's), so seat effects
+    are learnt only by comparing the same set of strategies seated in different orders. A
+    rotation of the whole pool ties each seat to particular opponents; a single strategy
+    effect would leave that in the seat effects. The game effects are removed by centring
+    within the game; the strategy terms by Frisch-Waugh-Lovell within each set (least squares of
+    the centred seat indicators and outcomes on the set's centred strategy indicators). Every
+    game of one lineup has the same design rows, so all sums run over (deal, lineup) cells: the
+    memory is a few arrays of the games, whatever the number of rows.
+
+    Covariance: the CR1 sandwich by deal, C / (C - 1) B^-1 (sum_c s_c s_c') B^-1 with
+    B = X~'X~ and s_c the deal's sum of X~'e (no (N - 1) / (N - K) factor, as in
+    ``sim.stats.clustered``: with one strategy the gaps and their covariance are exactly those
+    of the raw seat means). The seat coefficients (seat 0 = 0) and their covariance go through
+    the same simultaneous intervals and test of equal seats as raw means. The seat gaps are
+    identified when B has full rank P - 1; otherwise seat and strategy cannot be told apart.
+    """
+    panel = panel.sort(["game_id", "seat"])
+    labels = sorted(panel["strategy"].unique().to_list())
+    games = panel.height // players
+    seat = panel["seat"].to_numpy().reshape(games, players)
+    if panel.height != games * players or not (seat == np.arange(players)[None, :]).all():
+        return "the rows do not hold every seat of every game, so no lineup can be held fixed"
+    codes = (panel["strategy"].replace_strict({label: k for k, label in enumerate(labels)},
+                                              return_dtype=pl.Int64)
+             .to_numpy().reshape(games, players))
+    outcomes = np.stack([panel["win"].cast(pl.Float64).to_numpy().reshape(games, players),
+                         panel["score"].cast(pl.Float64).to_numpy().reshape(games, players)],
+                        axis=1)  # (games, 2 outcomes, seats)
+    outcomes -= outcomes.mean(axis=2, keepdims=True)  # within-game centring
+    deal_ids, cluster = np.unique(panel["deal_id"].to_numpy()[::players], return_inverse=True)
+    clusters = deal_ids.size
+    lineups, lineup = np.unique(codes, axis=0, return_inverse=True)
+    lineup = lineup.ravel()
+    _, table_set = np.unique(np.sort(lineups, axis=1), axis=0, return_inverse=True)
+    table_set = table_set.ravel()
+    # Games and centred outcome sums per lineup, and per (deal, lineup) cell.
+    per_lineup = np.bincount(lineup, minlength=len(lineups)).astype(float)
+    cells, cell = np.unique(cluster * len(lineups) + lineup, return_inverse=True)
+    cell_lineup, cell_cluster = cells % len(lineups), cells // len(lineups)
+    cell_games = np.bincount(cell, minlength=cells.size).astype(float)
+    flat = outcomes.reshape(games, -1)
+    cell_sums = np.stack([np.bincount(cell, weights=flat[:, j], minlength=cells.size)
+                          for j in range(flat.shape[1])], axis=1).reshape(cells.size, 2, players)
+    lineup_sums = np.zeros((len(lineups), 2, players))
+    np.add.at(lineup_sums, cell_lineup, cell_sums)
+
+    # Design rows of each lineup: centred seat indicators (seat 0 out), then partialled on
+    # the centred indicators of the strategies of its set (Frisch-Waugh-Lovell, per set).
+    seat_rows = np.eye(players)[:, 1:] - 1.0 / players
+    partialled = np.repeat(seat_rows[None], len(lineups), axis=0)  # (lineups, P, P - 1)
+    fitted = np.zeros((len(lineups), 2, players))  # strategy terms' fit of the outcomes
+    for members in _groups(table_set):
+        present = np.unique(lineups[members])
+        if present.size < 2:
+            continue  # one strategy at the table: its term is the game effect
+        z = (lineups[members][:, :, None] == present[None, None, 1:]).astype(float)
+        z -= z.mean(axis=1, keepdims=True)  # (lineups of the set, P, m)
+        weights = per_lineup[members][:, None, None]
+        zz = np.einsum("lpi,lpj->ij", z * weights, z)
+        zd = np.einsum("lpi,pj->ij", z * weights, seat_rows)
+        zy = np.einsum("lpi,lop->io", z, lineup_sums[members])
+        inverse = np.linalg.pinv(zz, rcond=_RANK_TOLERANCE)
+        partialled[members] = seat_rows[None] - z @ (inverse @ zd)
+        fitted[members] = np.einsum("lpi,io->lop", z, inverse @ zy)
+    bread_inverse = np.einsum("lpi,lpj->ij", partialled * per_lineup[:, None, None], partialled)
+    singular = np.linalg.svd(bread_inverse, compute_uv=False)
+    if singular.min() <= _RANK_TOLERANCE * games:
+        return _confounded_reason(codes, labels)
+    bread = np.linalg.inv(bread_inverse)
+    coefficients = bread @ np.einsum("lpi,lop->io", partialled, lineup_sums)  # (P - 1, 2)
+    # Each cell's residual sum, then its share of the deal's score sum X~'e.
+    prediction = fitted[cell_lineup] + np.einsum("lpi,io->lop", partialled[cell_lineup],
+                                                 coefficients)
+    residual = cell_sums - cell_games[:, None, None] * prediction
+    cell_scores = np.einsum("cpi,cop->coi", partialled[cell_lineup], residual)
+    scores = np.stack([np.stack([np.bincount(cell_cluster, weights=cell_scores[:, o, i],
+                                             minlength=clusters)
+                                 for i in range(players - 1)], axis=1) for o in range(2)])
+    matrix, pairs = pairwise_contrasts(players)
+    counts = np.full(players, float(games))
+    families = []
+    for outcome in range(2):
+        seat_effects = np.concatenate([[0.0], coefficients[:, outcome]])
+        covariance = np.full((players, players), np.nan)
+        if clusters >= 2:
+            meat = clusters / (clusters - 1.0) * scores[outcome].T @ scores[outcome]
+            covariance = np.zeros((players, players))
+            covariance[1:, 1:] = bread @ meat @ bread
+        families.append(RatioMeans(seat_effects, covariance, counts, clusters))
+    win, score = families
+    # Each seat's result with the strategies held at the batch's mix: overall mean plus the
+    # seat's effect relative to the average seat (the raw means when one strategy plays).
+    overall = [panel["win"].cast(pl.Float64).mean(), panel["score"].cast(pl.Float64).mean()]
+    adjusted = [overall[k] + fam.means - fam.means.mean() for k, fam in enumerate(families)]
+    return SeatGaps(list(range(players)), pairs, adjusted[0], adjusted[1],
+                    contrast_intervals(win, matrix, confidence),
+                    contrast_intervals(score, matrix, confidence), equal_means_test(win),
+                    clusters)
+
+
+def _groups(index: np.ndarray) -> list[np.ndarray]:
+    """The positions of each value of ``index`` (0 .. n - 1), value by value."""
+    order = np.argsort(index, kind="stable")
+    bounds = np.flatnonzero(np.diff(index[order])) + 1
+    return np.split(order, bounds)
+
+
+def _confounded_reason(codes: np.ndarray, labels: list[str]) -> str:
+    """One line saying why seat and strategy cannot be told apart (seats counted from 1)."""
+    fixed = []
+    for seat in range(codes.shape[1]):
+        present = np.unique(codes[:, seat])
+        if present.size == 1:
+            # A strategy that sits in few seats is what a seat is mistaken for.
+            elsewhere = int((codes == present[0]).any(axis=0).sum())
+            fixed.append((elsewhere, seat, labels[int(present[0])]))
+    if fixed:
+        _, seat, label = min(fixed)
+        return (f"seat and strategy cannot be told apart: seat {seat + 1} always plays "
+                f"{label}; use a pool")
+    return ("seat and strategy cannot be told apart: each set of strategies sat in too few "
+            "seat orders to tell a seat from whom it faces; use pool_design \"balanced\"")
+
+
+DESIGN_REASONS = {
+    "fixed": "seat and strategy cannot be told apart: each seat always plays the same "
+             "strategy; use a pool",
+    "rotation": "this batch rotated the whole pool through the seats (pool_design "
+                "\"rotation\"), which ties each seat to particular opponents, and the summary "
+                "store keeps no games to hold the lineup fixed; play pool_design \"balanced\" "
+                "or the rows store",
+    None: "the batch records no seating design, and the summary store keeps no games to hold "
+          "the lineup fixed",
+}
+
+
 def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "deal",
-               confidence: float = 0.95,
-               fair_margin: float = FAIR_MARGIN) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per (players, rules): the Wald test of equal win rates over seats, the largest gaps in
+               confidence: float = 0.95, fair_margin: float = FAIR_MARGIN,
+               rows: pl.LazyFrame | None = None,
+               design: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per (players, rules): the test of equal win rates over seats, the largest gaps in
     win rate and in mean score with their simultaneous intervals, the largest gap the data
     allow (``*_gap_bound``: the widest end of any pair's interval), and the fairness verdict
     (``fair`` / ``unfair`` / ``undecided`` against +-``fair_margin`` on every win-rate gap).
 
-    Returns (tests, every pairwise gap). The gaps come from per-cluster sums of each seat
-    (``units``), so the pairing of seats in a game and of games in a deal is kept. The Wald
-    test uses the cluster-robust covariance of the seats' win shares, which is valid with
-    shared wins (fractional counts), unlike a Pearson test on win counts.
+    Returns (tests, every pairwise gap). With ``rows`` (rows store) and several strategies in
+    a panel, the gaps come from the lineup model (``lineup_model_family``); otherwise from the
+    per-cluster sums of each seat (``units``), which keep the pairing of seats in a game and of
+    games in a deal, and the test and verdict are given only when ``design`` (``Batch.
+    pool_design``) is balanced by construction (or one strategy plays every seat). Below
+    ``MIN_VERDICT_CLUSTERS`` clusters, and where seat and strategy cannot be told apart, the
+    test and verdict are left empty and ``reason`` says why (module docstring); the gaps are
+    still given, as descriptions. ``histogram`` is no longer read (the strategy mix per seat
+    does not decide whether seats can be compared); it stays for the callers.
     """
-    balance = strategy_mix_is_balanced(histogram)
     tests, gaps = [], []
+    row_frame = None
+    if rows is not None:
+        row_frame = (rows.select("game_id", "deal_id", *PANEL, "seat", "strategy", "score", "win")
+                     .with_columns(pl.col("players").cast(pl.Int64),
+                                   pl.col("seat").cast(pl.Int64)).collect())
     for (players, rules), panel_units in sorted(units.partition_by(PANEL, as_dict=True).items()):
         games = int(panel_units.filter(pl.col("seat") == 0)["player_games"].sum())
-        balanced = bool(balance.filter((pl.col("players") == players)
-                                       & (pl.col("rules") == rules))["balanced"][0])
-        family = seat_gap_family(panel_units, confidence)
+        single_strategy = panel_units["strategy"].n_unique() == 1
+        reason, method = None, METHOD_DESIGN
+        family = None
+        if row_frame is not None and not single_strategy and players >= 2:
+            method = METHOD_MODEL
+            panel_rows = row_frame.filter((pl.col("players") == players)
+                                          & (pl.col("rules") == rules))
+            fitted = lineup_model_family(panel_rows, int(players), confidence)
+            if isinstance(fitted, str):
+                reason, method = fitted, None
+            else:
+                family = fitted
+        elif not single_strategy and design not in BALANCED_DESIGNS:
+            reason = DESIGN_REASONS.get(design, DESIGN_REASONS[None])
+            method = None
+        if family is None:  # raw seat means (balanced design, or descriptions only)
+            family = seat_gap_family(panel_units, confidence)
         seats, pairs, win, score = family.seats, family.pairs, family.win, family.score
         wald, clusters = family.wald, family.clusters
+        if reason is None and clusters < MIN_VERDICT_CLUSTERS:
+            reason = (f"only {clusters} {unit_name}{'s' if clusters != 1 else ''}: a seat "
+                      f"verdict needs at least {MIN_VERDICT_CLUSTERS}")
+        given = reason is None
         if len(seats) < 2:  # solo games: no seat to compare with
             tests.append({"players": players, "rules": rules, "games": games,
-                          "clusters": clusters, "balanced": balanced,
-                          "gap_method": "one seat", "fair_margin": fair_margin})
+                          "clusters": clusters, "balanced": False,
+                          "gap_method": "one seat", "fair_margin": fair_margin,
+                          "design": design})
             continue
         rates, means = family.win_rates, family.mean_scores
         best, worst = int(np.argmax(rates)), int(np.argmin(rates))
@@ -162,11 +363,11 @@ def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "d
                          "score_gap_high": score.high[row]})
         tests.append({
             "players": players, "rules": rules, "games": games, "clusters": clusters,
-            "balanced": balanced,
-            "wald_f": wald.statistic if balanced else None,
-            "numerator_df": wald.numerator_df if balanced else None,
-            "denominator_df": wald.denominator_df if balanced else None,
-            "p_value": wald.p_value if balanced else None,
+            "balanced": given,
+            "wald_f": wald.statistic if given else None,
+            "numerator_df": wald.numerator_df if given else None,
+            "denominator_df": wald.denominator_df if given else None,
+            "p_value": wald.p_value if given else None,
             "best_seat": seats[best], "worst_seat": seats[worst],
             "win_gap": win_sign * win.estimates[win_row],
             "win_gap_low": _signed_low(win, win_row, win_sign),
@@ -179,8 +380,9 @@ def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "d
             "score_gap_bound": float(np.max(np.maximum(np.abs(score.low),
                                                        np.abs(score.high)))),
             "fair_margin": fair_margin,
-            "verdict": equivalence_verdict(win.low, win.high, fair_margin) if balanced else None,
+            "verdict": equivalence_verdict(win.low, win.high, fair_margin) if given else None,
             "gap_method": GAP_METHOD.format(unit=unit_name, pairs=len(pairs)),
+            "method": method, "design": design, "reason": reason,
         })
     return (pl.DataFrame(tests, schema=SEAT_TEST_SCHEMA),
             pl.DataFrame(gaps, schema=SEAT_GAP_SCHEMA))

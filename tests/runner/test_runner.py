@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from sim.config import load_config
+from sim.errors import InputError
 from sim.runner import run_batch
 from sim.store import read_manifest
 
@@ -79,13 +80,95 @@ def test_a_pool_larger_than_the_table_seats_every_pair_in_both_orders():
 
     from sim.runner import game_design
 
-    config = SimpleNamespace(replicates_per_deal=1, players=2, rotate=True,
-                             lineup=("a", "b", "c"))
-    _, _, _, seat_lineup = game_design(config, 0, 6)
-    assert sorted(map(tuple, seat_lineup.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2),
-                                                        (2, 0), (2, 1)]
-    for seat in range(2):
-        assert sorted(seat_lineup[:, seat].tolist()) == [0, 0, 1, 1, 2, 2]
+    for design in ("rotation", "balanced", "every-order"):
+        config = SimpleNamespace(replicates_per_deal=1, players=2, rotate=True,
+                                 lineup=("a", "b", "c"), pool_design=design)
+        _, _, _, seat_lineup = game_design(config, 0, 6)
+        assert sorted(map(tuple, seat_lineup.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2),
+                                                            (2, 0), (2, 1)]
+        for seat in range(2):
+            assert sorted(seat_lineup[:, seat].tolist()) == [0, 0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("strategies, players, lineups", [(5, 4, 40), (4, 3, 24), (3, 2, 6),
+                                                          (6, 4, 120)])
+def test_balanced_pool_lineups_give_every_seat_the_same_opponents(strategies, players, lineups):
+    """Every combination of P strategies in its seat rotations (and mirrored ones for P >= 3):
+    each strategy sits in each seat equally often *against each set of opponents*, and every
+    pair meets in both seat orders."""
+    from collections import Counter
+    from itertools import combinations
+
+    from sim.seating import pool_lineup_count, pool_lineups
+
+    schedule = pool_lineups(strategies, players, "balanced")
+    assert schedule.shape == (lineups, players) == (pool_lineup_count(strategies, players,
+                                                                      "balanced"), players)
+    faced = Counter((seat, int(lineup[seat]), frozenset(lineup.tolist()) - {int(lineup[seat])})
+                    for lineup in schedule for seat in range(players))
+    per_seat = {(strategy, opponents) for _, strategy, opponents in faced}
+    for strategy, opponents in per_seat:
+        assert len({faced[(seat, strategy, opponents)] for seat in range(players)}) == 1
+        assert faced[(0, strategy, opponents)] > 0
+    orders = Counter((int(lineup[i]), int(lineup[j])) for lineup in schedule
+                     for i, j in combinations(range(players), 2))
+    for a, b in combinations(range(strategies), 2):
+        assert orders[(a, b)] == orders[(b, a)] > 0
+    every = pool_lineups(strategies, players, "every-order")
+    assert len({tuple(row) for row in every.tolist()}) == len(every) == \
+        pool_lineup_count(strategies, players, "every-order")
+
+
+def test_new_pool_designs_play_lineup_game_id_mod_l_and_old_designs_are_unchanged():
+    """A pool larger than the table plays lineup g mod L; a pool no larger than the table and a
+    manifest without pool_design ("rotation") keep the seating they had before pool designs,
+    so their batches stay byte-identical."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from sim.runner import game_design
+    from sim.seating import pool_lineups, seat_schedule
+
+    balanced = SimpleNamespace(replicates_per_deal=40, players=4, rotate=True,
+                               lineup=tuple("abcde"), pool_design="balanced")
+    game_ids, _, _, seat_lineup = game_design(balanced, 37, 200)
+    assert (seat_lineup == pool_lineups(5, 4, "balanced")[game_ids % 40]).all()
+    old = SimpleNamespace(replicates_per_deal=3, players=4, rotate=True, lineup=tuple("abcde"),
+                          pool_design=None)
+    _, deals, replicates, seat_lineup = game_design(old, 5, 100)
+    assert (seat_lineup == seat_schedule(5, 4)[(deals + replicates) % 10]).all()
+    small = SimpleNamespace(replicates_per_deal=3, players=4, rotate=True, lineup=("a", "b"),
+                            pool_design=None)
+    _, deals, replicates, seat_lineup = game_design(small, 5, 100)
+    rotation = deals[:, None] + replicates[:, None] + np.arange(4)[None, :]
+    assert (seat_lineup == (rotation % 4) % 2).all()
+
+
+def test_pool_design_in_config_and_manifest(tmp_path):
+    """New batches of a larger pool record their design (and default replicates to L); a pool
+    no larger than the table records none, so its manifest and identity are unchanged; an old
+    manifest without the field resumes as "rotation"."""
+    from sim.runner import config_from_manifest, new_manifest
+
+    larger = load_config(None, {"pool": ["greedy", "random", "expert", "planner", "closer"],
+                                "games": 1000, "output": str(tmp_path / "a")})
+    assert (larger.pool_design, larger.replicates_per_deal, larger.deals) == ("balanced", 40, 25)
+    assert larger.to_json()["pool_design"] == "balanced"
+    explicit = load_config(None, {"pool": ["greedy", "random", "expert"], "players": 2,
+                                  "replicates_per_deal": 4, "pool_design": "every-order",
+                                  "output": str(tmp_path / "b")})
+    assert (explicit.pool_design, explicit.replicates_per_deal) == ("every-order", 4)
+    small = load_config(write_config(tmp_path), {"output": str(tmp_path / "c")})
+    assert small.pool_design is None and "pool_design" not in small.to_json()
+    manifest = new_manifest(larger)
+    del manifest["config"]["pool_design"]  # as written before pool designs existed
+    assert config_from_manifest(manifest).pool_design == "rotation"
+    with pytest.raises(InputError, match="pool-design: applies to a rotating pool"):
+        load_config(None, {"strategies": ["greedy"], "pool_design": "balanced"})
+    with pytest.raises(InputError, match="every-order"):
+        load_config(None, {"pool": ["greedy", "random", "expert"], "players": 2,
+                           "pool_design": "shuffled"})
 
 
 def test_nested_design_shares_deals_across_replicates(tmp_path):
@@ -123,6 +206,80 @@ def test_summary_store_merges_to_the_rows_totals(tmp_path):
                                        ).sort("seat")
     assert merged["score_sum"].to_list() == direct["score_sum"].to_list()
     assert merged["win_sum"].to_list() == pytest.approx(direct["win_sum"].to_list())
+
+
+def test_summary_store_keeps_deals_as_its_clusters_and_agrees_with_the_rows_store(tmp_path):
+    """Same config and seed in both stores: the summary store's per-deal sums give the same
+    clusters, hence identical intervals, seat tests and games-needed estimates. Two replicates
+    per deal and shards of 75 games, so one deal's games fall in two shards."""
+    from sim.stats.batch import open_batch
+    from sim.stats.convergence import convergence_units, games_needed, running_estimates
+    from sim.stats.scores import distributions, score_histogram
+    from sim.stats.seats import seat_tests
+    from sim.stats.units import cluster_units
+
+    config_path = write_config(tmp_path)
+    overrides = {"shard_size": 75, "replicates_per_deal": 2, "games": 600}
+    results = {}
+    for store in ("rows", "summary"):
+        config = load_config(config_path, {**overrides, "output": str(tmp_path / store),
+                                           "store": store})
+        run_batch(config, workers=1)
+        batch = open_batch(tmp_path / store)
+        assert batch.cluster_unit == "deal"
+        units = cluster_units(batch).sort(["players", "rules", "strategy", "seat", "cluster"])
+        histogram = score_histogram(batch)
+        results[store] = {
+            "units": units,
+            "distributions": distributions(histogram, units),
+            "seat_tests": seat_tests(histogram, units)[0],
+            "games_needed": games_needed(running_estimates(convergence_units(batch))),
+        }
+    rows, summary = results["rows"], results["summary"]
+    assert rows["units"]["cluster"].n_unique() == 300  # deals, not the 8 shards
+    for name in ("units", "distributions", "seat_tests", "games_needed"):
+        assert rows[name].equals(summary[name]), name
+    manifest = read_manifest(tmp_path / "summary")
+    assert all(any(r["path"].startswith("summary_deals/") for r in files)
+               for files in manifest["shard_files"].values())
+
+
+def test_a_summary_batch_without_deal_sums_falls_back_to_shards(tmp_path):
+    """A summary batch from before per-deal sums (its manifest records none) still opens, with
+    its shards as the clusters."""
+    from sim.stats.batch import open_batch
+    from sim.stats.units import cluster_units
+
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "store": "summary"})
+    run_batch(config, workers=1)
+    manifest_path = tmp_path / "run" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for files in manifest["shard_files"].values():
+        files[:] = [r for r in files if not r["path"].startswith("summary_deals/")]
+    manifest_path.write_text(json.dumps(manifest))
+    for path in (tmp_path / "run" / "summary_deals").glob("*.parquet"):
+        path.unlink()
+    batch = open_batch(tmp_path / "run")
+    assert batch.cluster_unit == "shard" and not batch.ignored_note
+    assert cluster_units(batch)["cluster"].n_unique() == 6
+
+
+def test_a_damaged_deal_sums_file_leaves_its_shard_out(tmp_path):
+    from sim.stats.batch import open_batch
+
+    config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
+                                                  "store": "summary"})
+    run_batch(config, workers=1)
+    damaged = tmp_path / "run" / "summary_deals" / "shard-000002.parquet"
+    damaged.write_bytes(damaged.read_bytes()[:-1] + b"x")
+    batch = open_batch(tmp_path / "run")
+    assert len(batch.shard_files) == 5 and len(batch.deal_sum_files) == 5
+    assert "summary_deals/shard-000002.parquet" in batch.ignored_note
+    # Resuming plays the shard again and writes all its files.
+    summary = run_batch(config, workers=1, resume=True)
+    assert summary.complete
+    assert len(open_batch(tmp_path / "run").deal_sum_files) == 6
 
 
 def test_a_finished_folder_is_not_overwritten_and_resume_needs_the_same_config(tmp_path):
