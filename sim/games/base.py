@@ -171,6 +171,10 @@ class CardColumns:
     points: str  # points the card gave its holder
     progress: str = ""  # what was placed on each card (e.g. cubes), "" when nothing is
     progress_noun: str = ""  # e.g. "cube"
+    # List column: the card ids face up when the deal ends, before any turn (the same for every
+    # seat of a game: set by the shuffle, not by any player); "" when the game records none.
+    # The card effects are estimated from it (what the deal randomises), not from the holders.
+    opening: str = ""
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ and cards dealt face down and kept (its nature spirits), in the words the game g
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
@@ -23,7 +25,7 @@ from sim.report.numbers import (
 )
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
-from sim.stats.cards import CARD_MARGIN, MIN_TAKES, settings_comparison
+from sim.stats.cards import CARD_MARGIN, KEEP_TOLERANCE, keep_choice, pooled, settings_comparison
 
 STRONG, WEAK, OTHER = "#e08214", "#5e3c99", "#9ab7d3"
 VERDICT_COLOURS = {"strong": STRONG, "weak": WEAK}
@@ -60,36 +62,97 @@ def _named_list(cards: list[int]) -> str:
     return ", ".join(str(card) for card in cards) if cards else "none"
 
 
-# --- cards taken from the offer ------------------------------------------------------------------
+# --- the randomised estimates in words ----------------------------------------------------------
 
-def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, noun: str,
-                   margin: float) -> list[str]:
-    """The outliers of one panel in plain words: the strongest and the weakest card with their
-    intervals and verdicts, the cards shown too strong or too weak, and the card most taken."""
-    ranked = effects.sort(["score_vs_average", "card"], descending=[True, False])
+def _finite(low, high) -> bool:
+    return (low is not None and high is not None and math.isfinite(low)
+            and math.isfinite(high))
+
+
+def per_card_text(row: dict, draft: bool = False) -> str:
+    """The effect per card held (kept) with its simultaneous interval, or why there is none."""
+    if row.get("score_per_card") is None:
+        return "–"
+    low, high = row["score_per_card_low"], row["score_per_card_high"]
+    if not _finite(low, high):
+        if not _finite(row.get("first_stage_f"), row.get("first_stage_f")):
+            # No variation at all: these players never keep (hold) the card, dealt or not.
+            return "no interval: " + ("never kept" if draft else "never held")
+        cause = "the deal barely changes who keeps it" if draft else \
+            "the opening row barely changes who holds it"
+        return (f"no interval: {cause} (first-stage F = "
+                f"{number(row['first_stage_f'], 1)})")
+    return f"{signed(row['score_per_card'])} ({signed(low)} to {signed(high)})"
+
+
+def _verdict_text(row: dict) -> str:
+    if row.get("verdict") is None:
+        return row.get("verdict_reason") or "–"
+    return row["verdict"]
+
+
+def _pooled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    if frame is None:
+        return None
+    frame = pooled(frame).filter(pl.col("score_per_card").is_not_null()) \
+        if "score_per_card" in frame.columns else frame
+    return frame if not frame.is_empty() else None
+
+
+def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bool) -> list[str]:
+    """The strongest and weakest card per card held (kept), and the verdicts."""
+    verb = "keeping" if draft else "holding"
+    source = ("being dealt it" if draft else
+              "its lying in the opening face-up row (which the deal sets)")
+    ranked = effects.sort(["score_per_card", "card"], descending=[True, False])
     sentences = []
     for row, which in ((ranked.row(0, named=True), "the strongest"),
                        (ranked.row(ranked.height - 1, named=True), "the weakest")):
-        gap = row["score_vs_average"]
-        gap_half = half_width(gap, row["score_vs_average_low"], row["score_vs_average_high"])
-        effect_half = half_width(row["score_effect"], row["score_effect_low"],
-                                 row["score_effect_high"])
-        relation = "more" if gap >= 0 else "less"
+        itt_half = half_width(row["score_effect"], row["score_effect_low"],
+                              row["score_effect_high"])
+        verdict = (_verdict_words(row["verdict"], margin, noun) if row["verdict"]
+                   else row["verdict_reason"])
         sentences.append(
-            f"Card {row['card']} adds {number(row['score_effect'], 1)} points "
-            f"(±{number(effect_half, 1)}) to its holder, {number(abs(gap), 1)} "
-            f"(±{number(gap_half, 1)}) {relation} than the average {noun}: {which}; it is "
-            f"{_verdict_words(row['verdict'], margin, noun)}. Its holder's chance to win is "
-            f"{signed(100 * row['win_vs_average'])} percentage points "
-            f"(±{number(100 * half_width(row['win_vs_average'], row['win_vs_average_low'], row['win_vs_average_high']), 1)})"  # noqa: E501
-            f" against holding the average {noun}.")
+            f"{noun.capitalize()} {row['card']}, {which} estimate: {verb} it is worth "
+            f"{per_card_text(row, draft)} points against the average {noun} (per {noun} "
+            f"{'kept' if draft else 'held'}; simultaneous 95% interval), estimated through "
+            f"{source}, which changes the "
+            f"player's score by {signed(row['score_effect'])} (±{number(itt_half, 1)}) and the "
+            f"chance that the player {'keeps' if draft else 'holds'} it by "
+            f"{signed(100 * row['first_stage'])} percentage points; it is {verdict}.")
+    if ranked["verdict"].is_null().all():
+        sentences.append(f"No verdict: {ranked['verdict_reason'][0]}.")
+        return sentences
     strong = sorted(effects.filter(pl.col("verdict") == "strong")["card"].to_list())
     weak = sorted(effects.filter(pl.col("verdict") == "weak")["card"].to_list())
     fair = effects.filter(pl.col("verdict") == "fair").height
     undecided = effects.filter(pl.col("verdict") == "undecided").height
+    unbounded = sum(1 for r in effects.iter_rows(named=True)
+                    if not _finite(r["score_per_card_low"], r["score_per_card_high"]))
     sentences.append(f"Shown too strong: {_named_list(strong)}. Shown too weak: "
                      f"{_named_list(weak)}. Shown fair (within ±{margin:g} points of the average "
-                     f"{noun}): {fair} of {effects.height}; undecided: {undecided}.")
+                     f"{noun}): {fair} of {effects.height}; undecided: {undecided}"
+                     + (f" ({unbounded} with no interval)" if unbounded else "") + ".")
+    return sentences
+
+
+# --- cards taken from the offer ------------------------------------------------------------------
+
+def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, noun: str,
+                   margin: float) -> list[str]:
+    """The outliers of one panel in plain words: the strongest and the weakest card per card
+    held with their intervals and verdicts, the verdicts, the holder association (worded as
+    one) and the card most taken."""
+    sentences = _ranked_sentences(effects, noun, margin, draft=False)
+    holders = effects.filter(pl.col("holder_score").is_not_null())
+    if not holders.is_empty():
+        sentences.append(
+            f"For comparison, not an effect: holders of {article(noun)} score "
+            f"{number(holders['holder_score'].min(), 1)} to "
+            f"{number(holders['holder_score'].max(), 1)} points more than players without "
+            f"it, other things equal. Players hold cards because their game goes well (a "
+            f"player must hold few unfinished cards to take one), so that gap measures the "
+            f"holders as much as the {noun}.")
     if descriptives is not None and descriptives["take_rate"].is_not_null().any():
         taken = descriptives.filter(pl.col("take_rate").is_not_null())
         top = taken.sort(["take_rate", "card"], descending=[True, False]).row(0, named=True)
@@ -103,50 +166,61 @@ def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, nou
     return sentences
 
 
-def _effect_bars(effects: pl.DataFrame | None, players: int, rules: str):
-    """The panel's cards sorted by effect, their effects and the error bars of their intervals;
-    None when the panel has none."""
-    panel = _panel(effects, players, rules)
+def _per_card_bars(effects: pl.DataFrame | None, players: int, rules: str):
+    """The panel's pooled cards sorted by their effect per card held, the effects and the error
+    bars of their intervals (0 where there is no interval); None when the panel has none."""
+    panel = _pooled(_panel(effects, players, rules))
     if panel is None:
         return None
-    panel = panel.sort(["score_effect", "card"])
-    effect = panel["score_effect"].to_numpy()
-    error = np.vstack([effect - panel["score_effect_low"].to_numpy(),
-                       panel["score_effect_high"].to_numpy() - effect])
-    return panel, effect, error
+    panel = panel.sort(["score_per_card", "card"])
+    effect = panel["score_per_card"].to_numpy()
+    low = panel["score_per_card_low"].to_numpy()
+    high = panel["score_per_card_high"].to_numpy()
+    bounded = np.isfinite(low) & np.isfinite(high)
+    error = np.vstack([np.where(bounded, effect - low, 0.0), np.where(bounded, high - effect,
+                                                                      0.0)])
+    return panel, effect, error, bounded
 
 
-def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
-               margin: float) -> bytes | None:
-    """The cards ranked by what they add to their holder's score, with 95% intervals; the
-    average card and the margin around it; cards shown too strong or too weak coloured."""
-    bars = _effect_bars(effects, players, rules)
+def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float, title: str,
+                    label: str) -> bytes | None:
+    bars = _per_card_bars(effects, players, rules)
     if bars is None:
         return None
-    panel, effect, error = bars
-    average = float(np.mean(effect))
-    colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
+    panel, effect, error, bounded = bars
+    colours = [VERDICT_COLOURS.get(v, OTHER) if b else "white"
+               for v, b in zip(panel["verdict"], bounded, strict=True)]
     positions = np.arange(panel.height)
-    with plots.styled_figure(1, f"What each {noun} adds to its holder's score (95% intervals)") as (
-            figure, axes):
+    with plots.styled_figure(1, title) as (figure, axes):
         axis = axes[0]
         axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=3,
                       linewidth=1.2)
         axis.scatter(positions, effect, c=colours, s=70, zorder=3, edgecolors="black",
                      linewidths=0.5)
-        axis.axhspan(average - margin, average + margin, color="grey", alpha=0.15)
-        axis.axhline(average, color="black", linestyle="--", linewidth=1.2)
+        axis.axhspan(-margin, margin, color="grey", alpha=0.15)
+        axis.axhline(0, color="black", linestyle="--", linewidth=1.2)
         axis.set_xticks(positions, [str(c) for c in panel["card"]], fontsize=10)
         axis.set_xlabel(f"{noun.capitalize()} (id), weakest to strongest")
-        axis.set_ylabel("Points added to the holder's score")
+        axis.set_ylabel(label)
         axis.set_title(plots._panel_title(players, rules))
         axis.legend(handles=[plots.Patch(color=STRONG, label="too strong"),
                              plots.Patch(color=WEAK, label="too weak"),
                              plots.Patch(color=OTHER, label="fair or undecided"),
+                             plots.Patch(facecolor="white", edgecolor="black",
+                                         label="no interval (weak first stage)"),
                              plots.Patch(color="grey", alpha=0.3,
                                          label=f"average {noun} ± {margin:g} points")],
                     loc="upper left")
         return plots.png_bytes(figure)
+
+
+def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
+               margin: float) -> bytes | None:
+    """The cards ranked by their effect per card held against the average card (from the
+    opening row), with simultaneous 95% intervals and the margin band."""
+    return _per_card_chart(effects, players, rules, noun, margin,
+                           f"Points per {noun} held, from the opening row (simultaneous 95% "
+                           f"intervals)", f"Points per {noun} held, against the average")
 
 
 def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
@@ -154,14 +228,17 @@ def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
     keys = ["card"]
     frame = descriptives if descriptives is not None else effects.select("card")
     if effects is not None:
-        frame = frame.join(effects.drop("players", "rules"), on=keys, how="left")
-    if "score_effect" in frame.columns:
-        frame = frame.sort(["score_effect", "card"], descending=[True, False], nulls_last=True)
+        frame = frame.join(effects.drop("players", "rules", "strategy", "seat"), on=keys,
+                           how="left")
+    if "score_per_card" in frame.columns:
+        frame = frame.sort(["score_per_card", "card"], descending=[True, False],
+                           nulls_last=True)
     piece = progress_noun or "piece"
     header = ("Card", "Face up at a take", "Taken", "Take rate (95% CI)", "Random pick",
               "Completed (95% CI)", "Mean points (95% CI)", f"Points per {piece} (95% CI)",
-              "Adds to holder's score (95% CI)", "Against the average (simultaneous 95% CI)",
-              "Adds to win chance, pp (95% CI)", "Verdict")
+              "In the opening row: score (95% CI)", "In the opening row: holds it, pp (95% CI)",
+              "Per card held (simultaneous 95% CI)", "Verdict",
+              "Holders score more (association, 95% CI)")
     rows = []
     for row in frame.iter_rows(named=True):
         def get(name, row=row):
@@ -177,12 +254,37 @@ def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
             with_ci(get("points_per_piece"), get("points_per_piece_low"),
                     get("points_per_piece_high")),
             with_ci(get("score_effect"), get("score_effect_low"), get("score_effect_high")),
-            with_ci(get("score_vs_average"), get("score_vs_average_low"),
-                    get("score_vs_average_high")),
             with_ci(*(100 * v if v is not None else None for v in (
-                get("win_effect"), get("win_effect_low"), get("win_effect_high"))), 1),
-            get("verdict") or "–"))
+                get("first_stage"), get("first_stage_low"), get("first_stage_high"))), 1),
+            per_card_text(row), _verdict_text(row) if get("score_per_card") is not None
+            else "–",
+            with_ci(get("holder_score"), get("holder_score_low"), get("holder_score_high"))))
     return Table(header, tuple(rows))
+
+
+def _strategy_table(effects: pl.DataFrame, noun: str, draft: bool) -> Table | None:
+    """Per card: the randomised effect (ITT) and the effect per card held (kept) for seat 1
+    alone and for each strategy alone."""
+    groups = effects.filter(pl.col("strategy").is_not_null() | pl.col("seat").is_not_null())
+    if groups.is_empty():
+        return None
+    labels = []
+    for strategy, seat in groups.select("strategy", "seat").unique().sort(
+            ["strategy", "seat"], nulls_last=False).iter_rows():
+        labels.append((strategy, seat, f"seat {seat}" if strategy is None else strategy))
+    cards = sorted(set(groups["card"].to_list()))
+    index = {(r["strategy"], r["seat"], r["card"]): r for r in groups.iter_rows(named=True)}
+    rows = []
+    for card in cards:
+        cells = [str(card)]
+        for strategy, seat, _ in labels:
+            row = index.get((strategy, seat, card))
+            cells.append("–" if row is None else
+                         f"{signed(row['score_effect'])} (±"
+                         f"{number(half_width(row['score_effect'], row['score_effect_low'], row['score_effect_high']), 1)}); "  # noqa: E501
+                         f"{per_card_text(row, draft)}")
+        rows.append(tuple(cells))
+    return Table((noun.capitalize(), *[label for _, _, label in labels]), tuple(rows))
 
 
 def _settings_blocks(settings: pl.DataFrame | None, noun: str, game) -> list[Block]:
@@ -194,8 +296,9 @@ def _settings_blocks(settings: pl.DataFrame | None, noun: str, game) -> list[Blo
         first, second = setting_text(game, setting), setting_text(game, other)
         part = part.sort("difference", descending=True)
         blocks.append(Paragraph(
-            f"{players} players, {first} against {second}: what each {noun} adds to its "
-            f"holder's (keeper's) score under each setting and the difference (95% intervals; "
+            f"{players} players, {first} against {second}: the effect on a player's score of "
+            f"each {noun} lying in the opening row (being dealt it) under each setting and the "
+            f"difference (95% intervals; "
             f"the settings are taken as independent, which is conservative when they were "
             f"played on the same deals)."))
         blocks.append(Table(
@@ -215,42 +318,55 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
     noun, margin = spec.noun, analysis.card_margin
     blocks: list[Block] = [Heading(f"Card balance: {_plural(noun)}")]
     blocks.append(Paragraph(
+        f"Players choose which {_plural(noun)} they hold, and holding follows doing well, so "
+        f"the holders' scores measure the holders. What the deal randomises is which "
+        f"{_plural(noun)} lie in the opening face-up row (seat 1 always chooses from it). "
+        f"Effect of the opening row: a regression over player-games of the score (and win "
+        f"share) on which {_plural(noun)} lay in it (each against the average {noun}), seat and "
+        f"strategy, cluster-robust by deal; the same regression of holding the {noun} at the "
+        f"end gives how much the opening row changes who holds it (the first stage). Their "
+        f"ratio is the effect per {noun} held (instrumental variables), with a Fieller "
+        f"interval that holds together over all {_plural(noun)} (simultaneous 95%) and is "
+        f"honest however weakly the row moves holding: when it cannot be told from no "
+        f"change there is no interval. Verdicts read only that interval against ±{margin:g} "
+        f"points (sim report --card-margin): too strong or too weak only when the whole "
+        f"interval lies beyond the margin, fair when it lies within, undecided otherwise. "
         f"Take rate: of the takes made while {article(noun)} lay face up, the share that "
-        f"chose it "
-        f"(a random pick among the face-up cards is shown beside it). Completion, mean points "
-        f"and points per {spec.progress_noun or 'piece'} are over the times it was taken. What "
-        f"{article(noun)} adds to its holder comes from one regression over player-games of "
-        f"the score "
-        f"(and of the win share) on the {_plural(noun)} held, the round each was taken, the "
-        f"seat and the strategy, cluster-robust by deal; its gap to the average {noun} has a "
-        f"simultaneous 95% interval over all {_plural(noun)}, and the verdict reads that "
-        f"interval against a margin of ±{margin:g} points (sim report --card-margin): too "
-        f"strong or too weak only when the whole interval lies beyond the margin, fair when it "
-        f"lies within, undecided otherwise."))
+        f"chose it (a random pick is shown beside it); completion, mean points and points per "
+        f"{spec.progress_noun or 'piece'} are over the times it was taken."))
     players, rules = analysis.main_panel()
     for (panel_players, panel_rules) in _panels(analysis.cards, analysis.card_effects):
-        effects = _panel(analysis.card_effects, panel_players, panel_rules)
+        everything = _panel(analysis.card_effects, panel_players, panel_rules)
+        effects = _pooled(everything)
         descriptives = _panel(analysis.cards, panel_players, panel_rules)
         blocks.append(Heading(_where(panel_players, panel_rules, game), 3))
         if effects is not None:
             blocks += [Paragraph(text) for text in card_sentences(effects, descriptives, noun,
                                                                   margin)]
         else:
-            blocks.append(Paragraph(f"Too few {_plural(noun)} were taken for the regression "
-                                    f"(each needs {MIN_TAKES} takes over two deals or more)."))
+            blocks.append(Paragraph(f"No randomised estimate for the {_plural(noun)}: the "
+                                    f"batch records no opening row, or too few deals."))
         if (panel_players, panel_rules) == (players, rules) and "cards" in figures:
             blocks.append(Figure("cards", figures["cards"],
-                                 f"Each {noun}'s effect on its holder's score with its 95% "
-                                 f"interval, weakest to strongest; the dashed line is the "
-                                 f"average {noun}, the band ±{margin:g} points around it."))
+                                 f"Each {noun}'s effect per card held, from the opening row, "
+                                 f"with its simultaneous 95% interval, weakest to strongest; "
+                                 f"the band is ±{margin:g} points around the average {noun}."))
         blocks.append(_card_table(descriptives, effects, spec.progress_noun))
-        if effects is not None:
-            slope = effects["round_slope"][0]
+        strategy_table = _strategy_table(everything, noun, False) if everything is not None \
+            else None
+        if strategy_table is not None:
             blocks.append(Paragraph(
-                f"Timing held fixed: each round later {article(noun)} is taken changes its "
-                f"holder's "
-                f"score by {signed(slope, 2)} points ({effects['method'][0]}; "
-                f"{effects['clusters'][0]:,} deals)."))
+                f"By seat 1 alone and by strategy (the design places strategies at seats, so "
+                f"each subset keeps the deal's randomisation): the opening-row effect on the "
+                f"score (±95%) and the effect per {noun} held (simultaneous 95% interval). No "
+                f"verdict is read from these."))
+            blocks.append(strategy_table)
+        if effects is not None and effects["round_slope"].is_not_null().any():
+            slope = effects["round_slope"].drop_nulls()[0]
+            blocks.append(Paragraph(
+                f"Methods: {effects['method'][0]}; {effects['clusters'][0]:,} deals. The "
+                f"holder association holds the round each {noun} was taken fixed (each round "
+                f"later goes with {signed(slope, 2)} points)."))
     blocks += _settings_blocks(analysis.card_settings, noun, game)
     return blocks
 
@@ -266,65 +382,35 @@ def _panels(*frames: pl.DataFrame | None) -> list[tuple[int, str]]:
 # --- cards dealt and kept ------------------------------------------------------------------------
 
 def draft_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, noun: str,
-                    margin: float) -> list[str]:
-    """The strongest and weakest kept card in plain words, and the verdicts."""
-    ranked = effects.sort(["score_effect", "card"], descending=[True, False])
-    sentences = []
-    facts = {} if descriptives is None else {r["card"]: r for r in
-                                             descriptives.iter_rows(named=True)}
-    for row, which in ((ranked.row(0, named=True), "the strongest"),
-                       (ranked.row(ranked.height - 1, named=True), "the weakest")):
-        effect = row["score_effect"]
-        effect_half = half_width(effect, row["score_effect_low"], row["score_effect_high"])
-        relation = "more" if effect >= 0 else "fewer"
-        text = (f"The keeper of {noun} {row['card']} scores {number(abs(effect), 1)} points "
-                f"(±{number(effect_half, 1)}) {relation} than with the average {noun}, against "
-                f"the others at the table, seat and strategy held fixed: {which}; it is "
-                f"{_verdict_words(row['verdict'], margin, noun)}.")
-        fact = facts.get(row["card"])
-        if fact is not None and fact.get("keep_rate") is not None:
-            text += (f" Players keep it {percent_ci(fact['keep_rate'], fact['keep_rate_low'], fact['keep_rate_high'])}"  # noqa: E501
-                     f" of the times it is dealt; its bonus averages "
-                     f"{number(fact['mean_bonus'], 1)} points.")
-        sentences.append(text)
-    strong = sorted(effects.filter(pl.col("verdict") == "strong")["card"].to_list())
-    weak = sorted(effects.filter(pl.col("verdict") == "weak")["card"].to_list())
-    fair = effects.filter(pl.col("verdict") == "fair").height
-    sentences.append(f"Shown too strong: {_named_list(strong)}. Shown too weak: "
-                     f"{_named_list(weak)}. Shown fair: {fair} of {effects.height}; undecided: "
-                     f"{effects.filter(pl.col('verdict') == 'undecided').height}.")
+                    margin: float, choices: pl.DataFrame | None = None) -> list[str]:
+    """The strongest and weakest kept card per card kept in plain words, the verdicts and how
+    each strategy chooses (at random or not)."""
+    sentences = _ranked_sentences(effects, noun, margin, draft=True)
+    if choices is not None and not choices.is_empty():
+        words = []
+        for row in choices.iter_rows(named=True):
+            gap = f"{number(100 * row['largest_gap'], 1)} pp"
+            words.append({
+                "random": f"{row['strategy']} keeps at random (every {noun} kept within "
+                          f"{100 * KEEP_TOLERANCE:g} pp of the {percent(row['random'], 0)} of "
+                          f"a coin flip; largest gap {gap})",
+                "chooses": f"{row['strategy']} chooses (some {noun} is kept more or less often "
+                           f"than a coin flip would; largest gap {gap})",
+                "undecided": f"{row['strategy']}: cannot tell yet whether it keeps at random "
+                             f"(largest gap {gap})",
+            }[row["choice"]])
+        sentences.append("Keeping, against a random choice between the two dealt: "
+                         + "; ".join(words) + ".")
     return sentences
 
 
 def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
                 margin: float) -> bytes | None:
-    """Each kept card's effect against the average one, with simultaneous 95% intervals and
-    the margin band."""
-    bars = _effect_bars(effects, players, rules)
-    if bars is None:
-        return None
-    panel, effect, error = bars
-    colours = [VERDICT_COLOURS.get(v, OTHER) for v in panel["verdict"]]
-    positions = np.arange(panel.height)
-    title = f"The keeper's edge from each {noun} (simultaneous 95% intervals)"
-    with plots.styled_figure(1, title) as (figure, axes):
-        axis = axes[0]
-        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=4,
-                      linewidth=1.2)
-        axis.scatter(positions, effect, c=colours, s=90, zorder=3, edgecolors="black",
-                     linewidths=0.5)
-        axis.axhspan(-margin, margin, color="grey", alpha=0.15)
-        axis.axhline(0, color="black", linewidth=1)
-        axis.set_xticks(positions, [str(c) for c in panel["card"]])
-        axis.set_xlabel(f"{noun.capitalize()} kept (id)")
-        axis.set_ylabel(f"Points against the average {noun}")
-        axis.set_title(plots._panel_title(players, rules))
-        axis.legend(handles=[plots.Patch(color=STRONG, label="too strong"),
-                             plots.Patch(color=WEAK, label="too weak"),
-                             plots.Patch(color=OTHER, label="fair or undecided"),
-                             plots.Patch(color="grey", alpha=0.3, label=f"± {margin:g} points")],
-                    loc="upper left")
-        return plots.png_bytes(figure)
+    """Each kept card's effect per card kept against the average one (through being dealt
+    it), with simultaneous 95% intervals and the margin band."""
+    return _per_card_chart(effects, players, rules, noun, margin,
+                           f"Points per {noun} kept, through the deal (simultaneous 95% "
+                           f"intervals)", f"Points against the average {noun}")
 
 
 def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
@@ -337,29 +423,35 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
     blocks: list[Block] = [Heading(f"{_plural(noun).capitalize()}: dealt, kept and what they "
                                    f"give")]
     blocks.append(Paragraph(
-        f"Each player is dealt {noun}s face down and keeps one. Keep rate: the share of the "
-        f"times {article(noun)} was dealt that it was kept. The keeper's score and win rate are "
-        f"compared with the others at the same table; the effect is a regression within each "
-        f"game (the others at the table are the reference) of the score on the {noun} kept "
-        f"(each against the average {noun}), seat and strategy, cluster-robust by deal, with "
-        f"simultaneous 95% intervals over the {noun}s; the verdict reads them against "
-        f"±{margin:g} points."))
+        f"Each player is dealt {noun}s face down at random and keeps one. Effect of being "
+        f"dealt {article(noun)}: a regression within each game (game fixed effects) of the "
+        f"player's score on the {noun}s dealt (each against the average {noun}), seat and "
+        f"strategy, cluster-robust by deal; the same regression of keeping it gives the first "
+        f"stage, and their ratio the effect per {noun} kept, with a Fieller interval "
+        f"simultaneous over the {noun}s. The verdict reads that interval against ±{margin:g} "
+        f"points. Keep rate: the share of the times {article(noun)} was dealt that it was "
+        f"kept, beside a random choice between the two dealt; the keeper's score against the "
+        f"others at the table is an association (players choose what they keep)."))
     players, rules = analysis.main_panel()
     for panel_players, panel_rules in _panels(analysis.drafts, analysis.draft_effects):
-        effects = _panel(analysis.draft_effects, panel_players, panel_rules)
+        everything = _panel(analysis.draft_effects, panel_players, panel_rules)
+        effects = _pooled(everything)
         descriptives = _panel(analysis.drafts, panel_players, panel_rules)
         blocks.append(Heading(_where(panel_players, panel_rules, game), 3))
         if effects is not None:
+            choices = keep_choice(everything)
             blocks += [Paragraph(t) for t in draft_sentences(effects, descriptives, noun,
-                                                             margin)]
+                                                             margin, choices)]
         if (panel_players, panel_rules) == (players, rules) and "drafts" in figures:
             blocks.append(Figure("drafts", figures["drafts"],
-                                 f"What keeping each {noun} is worth against the average one "
-                                 f"(the others at the table as reference), with simultaneous "
-                                 f"95% intervals; the band is ±{margin:g} points."))
+                                 f"What keeping each {noun} is worth against the average one, "
+                                 f"through being dealt it, with simultaneous 95% intervals; "
+                                 f"the band is ±{margin:g} points."))
         frame = descriptives if descriptives is not None else effects.select("card")
         if effects is not None:
-            frame = frame.join(effects.drop("players", "rules"), on="card", how="left")
+            frame = frame.join(effects.drop("players", "rules", "strategy", "seat",
+                                            "keep_rate", "keep_rate_low", "keep_rate_high"),
+                               on="card", how="left")
         rows = []
         for r in frame.sort("card").iter_rows(named=True):
             def get(name, row=r):
@@ -368,25 +460,28 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
             rows.append((
                 str(r["card"]), count(get("dealt")),
                 percent_ci(get("keep_rate"), get("keep_rate_low"), get("keep_rate_high")),
+                percent(get("keep_rate_random")),
                 with_ci(get("mean_bonus"), get("mean_bonus_low"), get("mean_bonus_high"), 1),
-                with_ci(get("keeper_score"), get("keeper_score_low"), get("keeper_score_high"),
-                        1),
-                number(get("others_score"), 1),
                 with_ci(get("score_gap"), get("score_gap_low"), get("score_gap_high"), 1),
-                percent_ci(get("keeper_win_rate"), get("keeper_win_rate_low"),
-                           get("keeper_win_rate_high")),
-                percent(get("others_win_rate")),
                 with_ci(get("score_effect"), get("score_effect_low"), get("score_effect_high"),
                         1),
                 with_ci(*(100 * v if v is not None else None for v in (
-                    get("win_effect"), get("win_effect_low"), get("win_effect_high"))), 1),
-                get("verdict") or "–"))
+                    get("first_stage"), get("first_stage_low"), get("first_stage_high"))), 1),
+                per_card_text(r, draft=True),
+                _verdict_text(r) if get("score_per_card") is not None else "–"))
         blocks.append(Table(
-            (noun.capitalize(), "Dealt", "Keep rate (95% CI)", "Mean bonus (95% CI)",
-             "Keeper's mean score (95% CI)", "Others at the table", "Keeper minus others "
-             "(95% CI)", "Keeper's win rate (95% CI)", "Others' win rate",
-             "Against the average (simultaneous 95% CI)", "Win chance against the average, pp",
-             "Verdict"), tuple(rows)))
+            (noun.capitalize(), "Dealt", "Keep rate (95% CI)", "Random choice",
+             "Mean bonus (95% CI)", "Keeper minus others at the table (association, 95% CI)",
+             "Dealt it: score (95% CI)", "Dealt it: keeps it, pp (95% CI)",
+             f"Per {noun} kept (simultaneous 95% CI)", "Verdict"), tuple(rows)))
+        strategy_table = _strategy_table(everything, noun, True) if everything is not None \
+            else None
+        if strategy_table is not None:
+            blocks.append(Paragraph(
+                f"By strategy (no game fixed effects: a strategy may sit once per game): the "
+                f"effect of being dealt each {noun} on the score (±95%) and per {noun} kept "
+                f"(simultaneous 95% interval). No verdict is read from these."))
+            blocks.append(strategy_table)
     blocks += _settings_blocks(analysis.draft_settings, noun, game)
     return blocks
 
@@ -406,18 +501,22 @@ def card_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, b
 
 
 def card_summary_rows(analysis: BatchAnalysis) -> list[pl.DataFrame]:
-    """The card numbers in ``summary.parquet``'s long schema (``key`` names the card)."""
+    """The card numbers in ``summary.parquet``'s long schema (``key`` names the card; the
+    randomised estimates pooled over strategies)."""
+    effects = ["shown", "chosen", "score_effect", "win_effect", "first_stage",
+               "first_stage_f", "score_per_card"]
+    card_effects = _pooled(analysis.card_effects)
+    draft_effects = _pooled(analysis.draft_effects)
     return [
         long_rows("cards", analysis.cards,
                   ["offered", "taken", "take_rate", "take_rate_random", "completion_rate",
                    "mean_points", "points_per_piece", "mean_round"], ["card"]),
-        long_rows("cards", analysis.card_effects,
-                  ["holders", "score_effect", "score_vs_average", "win_effect",
-                   "win_vs_average"], ["card", "verdict"]),
+        long_rows("cards", card_effects,
+                  [*effects, "holders", "holder_score", "holder_win"], ["card", "verdict"]),
         long_rows("drafts", analysis.drafts,
                   ["dealt", "kept", "keep_rate", "mean_bonus", "keeper_score", "others_score",
                    "score_gap", "keeper_win_rate", "others_win_rate", "win_gap"], ["card"]),
-        long_rows("drafts", analysis.draft_effects, ["keepers", "score_effect", "win_effect"],
+        long_rows("drafts", draft_effects, [*effects, "keep_rate_random"],
                   ["card", "verdict"]),
     ]
 
@@ -455,7 +554,7 @@ def sweep_card_blocks(sweep, game, margin: float = CARD_MARGIN) -> list[Block]:
     if not blocks:
         return []
     return [Heading("Cards under each rules setting"),
-            Paragraph("What each card adds to its holder (and each card kept to its keeper, "
-                      "against the average one) under each rules setting of the grid, every "
-                      "setting against the first, per player count; the models are the batch "
-                      "report's (its card sections).")] + blocks
+            Paragraph("The effect of each card lying in the opening face-up row (and of being "
+                      "dealt each card kept), against the average one, under each rules "
+                      "setting of the grid, every setting against the first, per player "
+                      "count; the models are the batch report's (its card sections).")] + blocks

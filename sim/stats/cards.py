@@ -2,38 +2,69 @@
 kept, are too strong or too weak (rows store; the columns come from the game:
 ``Game.card_columns`` and ``Game.draft_columns``).
 
-Per card taken from the offer:
+Players choose which cards they hold, and holding follows doing well (in Harmonies a player
+may take a card only while holding fewer than 4 unfinished ones), so comparing holders with
+the others measures success, not the card: every card "adds" points that way. The effects
+here come only from what the deal randomises.
 
-- take rate: of the takes made while the card lay face up, the share that chose it (a player
-  choosing at random among k face-up cards takes each with probability 1/k; that rate is shown
-  beside it); completion rate, mean points it gave and points per piece placed on it (e.g. per
-  cube), over the times it was taken; ratio means with cluster-robust intervals (the unit is the
-  deal, ``sim.stats.clustered``);
-- its effect on its holder: an OLS over player-games of the outcome (score, or win share) on one
-  indicator per card held, the round each card was taken (its offset from the average round,
-  summed over the cards held: one common slope), seat and strategy fixed effects; covariance
-  cluster-robust by deal (a deal played once is one game), t on deals - 1 degrees of freedom.
-  A card's coefficient is what holding it adds, the other cards held, the seat, the strategy
-  and the timing held fixed. Its gap to the average card (coefficient minus the mean of all
-  cards' coefficients) has a simultaneous (max-|t|) interval over all cards, and a verdict
-  against a stated margin of points: ``strong`` when the whole interval lies above +margin,
-  ``weak`` below -margin, ``fair`` within, ``undecided`` otherwise.
+Cards taken from the offer (``CardColumns.opening``: the face-up row the deal lays out, the
+same for every seat of a game and every replicate of a deal):
 
-Per card dealt and kept (e.g. a nature spirit): keep rate when dealt, mean bonus, the keeper's
-score and win rate against the others at the table, and its effect: an OLS within each game
-(game fixed effects, by centring) of the outcome on the card kept (effects coding: each card
-against the average card), seat and strategy, cluster-robust by deal, simultaneous intervals
-over the cards and the same verdict.
+- descriptives per card: take rate (of the takes made while it lay face up, the share that
+  chose it, beside the 1/k of a random pick), completion rate, mean points, points per piece;
+  ratio means with cluster-robust intervals over deals (``sim.stats.clustered``);
+- intent to treat (ITT): per (players, rules) and card c, the effect on a player-game's score
+  (and win share) of c being in the opening row. OLS of the outcome on the opening-row
+  indicators of every card in effects coding (each card against the average card: the
+  indicators sum to the row length in every game, so only gaps between cards are defined) plus
+  seat and strategy fixed effects (pre-treatment: the design places strategies); no game fixed
+  effects (the row is the same for the whole table). Pooled over strategies, per strategy
+  (the design sets the strategy at a seat, so a subset by strategy stays randomised) and for
+  seat 1 alone (it always chooses from the opening row);
+- first stage: the same regression with "the player holds c at the end" as the outcome;
+- per card held (instrumental variables, just identified per card): theta_c = ITT_c / FS_c.
+  Its interval is Fieller's (the Anderson-Rubin set of a single instrument), from the joint
+  cluster-robust covariance of (ITT_c, FS_c): with a = ITT_c, b = FS_c, variances v_aa, v_bb,
+  covariance v_ab and critical value q, theta belongs to the set when
+  (a - theta b)^2 <= q^2 (v_aa - 2 theta v_ab + theta^2 v_bb), i.e.
+  A theta^2 - 2 B theta + C <= 0 with A = b^2 - q^2 v_bb, B = a b - q^2 v_ab,
+  C = a^2 - q^2 v_aa. When A > 0 (the first stage is told from zero at q) the set is the
+  interval (B -+ sqrt(B^2 - A C)) / A; otherwise it is unbounded and no interval is given ("the
+  opening row barely changes who holds it", with the first-stage F = (b / se_b)^2). q is the
+  simultaneous max-|t| value over the cards (``simultaneous_critical`` on the correlation of
+  the ITT gaps, t on deals - 1): the intervals hold together for every card of the panel. The
+  interval is honest whatever the first stage's strength: at theta = 0 it is the ITT's test.
+- verdicts (``strong`` / ``weak`` / ``fair`` / ``undecided`` against ``margin`` points) come only
+  from the per-card-held interval pooled over strategies; below ``MIN_VERDICT_CLUSTERS`` deals
+  there is none (``verdict`` null, ``verdict_reason`` says why);
+- the holder association (a description, never a verdict): OLS of the outcome on one indicator
+  per card held, the round each was taken, seat and strategy; "holders score N more, other
+  things equal", which includes whatever made them able to hold it.
+
+Cards dealt face down and kept (``DraftColumns``, e.g. Harmonies' nature spirits: 2 of 10 dealt,
+1 kept): the dealt effect (ITT of being dealt c: own score on the dealt indicators, effects
+coded, seat and strategy fixed effects and, since here the deal varies within a game, game
+fixed effects by within-game centring) and the kept effect through it (ITT / first stage of
+keeping c, Fieller interval as above); the verdict from the kept-through-dealt estimate. Keep
+rates per strategy are shown beside a random choice between the cards dealt (1/2).
+
+Every covariance is cluster-robust by deal (CR1: G / (G - 1) (N - 1) / (N - p), as statsmodels),
+t on deals - 1 degrees of freedom. The joint covariance of the ITT and first-stage coefficients
+stacks the per-deal score contributions of both regressions (they share one design).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
+from scipy import sparse
 
 from sim.games.base import CardColumns, DraftColumns
 from sim.stats.batch import Batch
 from sim.stats.clustered import (
+    MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
     grouped_ratio_table,
     simultaneous_critical,
@@ -42,19 +73,30 @@ from sim.stats.clustered import (
 from sim.stats.units import win_units
 
 PANEL = ["players", "rules"]
-# The default margin of a card verdict: a card is fair when its gap to the average card is shown
-# to lie within this many points.
+# The default margin of a card verdict: a card is fair when its effect per card held, against
+# the average card, is shown to lie within this many points.
 CARD_MARGIN = 2.0
-# A card needs this many takes (and two deals) to get its own coefficient; rarer ones are
+# A card needs this many takes (and two deals) to get its own holder coefficient; rarer ones are
 # reported with their descriptive rates only.
 MIN_TAKES = 10
+# A card needs to be dealt face up (or dealt face down) in this many deals for an estimate.
+MIN_SHOWN_DEALS = 2
+# A strategy keeps at random when every card's keep rate is shown within this of 1/2.
+KEEP_TOLERANCE = 0.1
 VERDICTS = ("strong", "weak", "fair", "undecided")
-EFFECT_METHOD = ("OLS over player-games of the outcome on the cards held, the round each was "
-                 "taken, seat and strategy; cluster-robust by deal; gaps to the average card "
-                 "with max-|t| simultaneous intervals over the {cards} cards")
-DRAFT_METHOD = ("OLS within each game (game fixed effects) of the outcome on the card kept "
-                "(each against the average card), seat and strategy; cluster-robust by deal; "
-                "max-|t| simultaneous intervals over the {cards} cards")
+OUTCOMES = ("score", "win")
+EFFECT_METHOD = ("OLS over player-games of the outcome on the opening-row indicators of the "
+                 "{cards} cards (each against the average card), seat and strategy; "
+                 "cluster-robust by deal; per card held = opening-row effect / first stage "
+                 "with Fieller intervals at the max-|t| value over the cards")
+HOLDER_METHOD = ("OLS over player-games of the outcome on the cards held, the round each was "
+                 "taken, seat and strategy; cluster-robust by deal (an association: players "
+                 "choose what they hold)")
+DRAFT_METHOD = ("OLS within each game (game fixed effects) of the outcome on the {cards} cards "
+                "dealt (each against the average card), seat and strategy; cluster-robust by "
+                "deal; per card kept = dealt effect / first stage with Fieller intervals at the "
+                "max-|t| value over the cards")
+NO_OPENING = "no opening row recorded: no randomised estimate, no verdict"
 
 
 def margin_verdict(low: float, high: float, margin: float) -> str:
@@ -89,6 +131,8 @@ def read_card_rows(batch: Batch, cards: CardColumns | None,
         extra += [cards.cards, cards.rounds, cards.offers, cards.completed, cards.points]
         if cards.progress and batch.has_columns(cards.progress):
             extra.append(cards.progress)
+        if cards.opening and batch.has_columns(cards.opening):
+            extra.append(cards.opening)
     if draft is not None and batch.has_columns(draft.dealt, draft.kept, draft.bonus):
         extra += [draft.dealt, draft.kept, draft.bonus]
     if not extra:
@@ -158,6 +202,275 @@ def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
             .rename({"progress": "pieces"}).sort(keys))
 
 
+# --- randomised estimates: intent to treat, first stage, per card held ---------------------------
+
+def fieller_interval(numerator: float, denominator: float, var_numerator: float,
+                     var_denominator: float, covariance: float,
+                     critical: float) -> tuple[float, float]:
+    """Fieller's interval for numerator / denominator (the Anderson-Rubin set of one
+    instrument): the theta with (a - theta b)^2 <= q^2 (v_aa - 2 theta v_ab + theta^2 v_bb).
+    Rearranged: A theta^2 - 2 B theta + C <= 0 with A = b^2 - q^2 v_bb, B = a b - q^2 v_ab,
+    C = a^2 - q^2 v_aa. A bounded interval (B -+ sqrt(B^2 - A C)) / A when A > 0 (the
+    denominator differs from 0 at q); (-inf, inf) otherwise (the set is the whole line or two
+    rays: no interval can be given)."""
+    q2 = critical * critical
+    a_coef = denominator * denominator - q2 * var_denominator
+    if not (np.isfinite(a_coef) and a_coef > 0):
+        return -np.inf, np.inf
+    b_coef = numerator * denominator - q2 * covariance
+    c_coef = numerator * numerator - q2 * var_numerator
+    # The point estimate satisfies the inequality, so the discriminant is >= 0 up to rounding.
+    root = np.sqrt(max(b_coef * b_coef - a_coef * c_coef, 0.0))
+    return (b_coef - root) / a_coef, (b_coef + root) / a_coef
+
+
+@dataclass(frozen=True)
+class RandomisedFit:
+    """The effects-coded coefficients of K randomised indicators on several outcomes, and the
+    per-deal contributions that give their joint cluster-robust covariance."""
+
+    estimates: np.ndarray  # [K, outcomes]: each indicator's coefficient, against the average
+    contributions: np.ndarray  # [deals, K, outcomes]: per-deal score contributions
+    factor: float  # CR1: G / (G - 1) (N - 1) / (N - p)
+    clusters: int
+
+    def covariance(self, left: int, right: int) -> np.ndarray:
+        """[K, K] cluster-robust covariance of the coefficients on outcome ``left`` with those on
+        outcome ``right``."""
+        return self.factor * self.contributions[:, :, left].T @ self.contributions[:, :, right]
+
+    def paired_covariance(self, left: int, rights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each indicator k: cov(its coefficient on ``left``, its coefficient on outcome
+        ``rights[k]``) and the variance of the latter."""
+        cross = self.contributions[:, np.arange(rights.size), rights]
+        own = self.contributions[:, :, left]
+        return (self.factor * (own * cross).sum(axis=0),
+                self.factor * (cross * cross).sum(axis=0))
+
+
+def randomised_fit(outcomes: np.ndarray, indicators: np.ndarray, controls: np.ndarray,
+                   clusters: np.ndarray, games: np.ndarray | None = None) -> RandomisedFit:
+    """OLS of every column of ``outcomes`` [N, m] on the randomised ``indicators`` [N, K]
+    (effects coded: column k minus column K, the last indicator's coefficient minus the sum of
+    the others), an intercept and ``controls``; with ``games``, game fixed effects by centring
+    everything within each game instead of the intercept. Cluster-robust by ``clusters``."""
+    rows, cards = indicators.shape
+    coded = indicators[:, :-1] - indicators[:, -1:]
+    outcomes = np.asarray(outcomes, dtype=float).reshape(rows, -1)
+    if games is None:
+        design = np.column_stack([coded, np.ones(rows), controls])
+    else:
+        design = _within_game(np.column_stack([coded, controls]), games)
+        outcomes = _within_game(outcomes, games)
+    bread = np.linalg.pinv(design.T @ design)
+    coefficients = bread @ (design.T @ outcomes)
+    residuals = outcomes - design @ coefficients
+    expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
+    # Row i's weight in each indicator's coefficient: estimates = weights' outcomes.
+    weights = design @ bread[:, :cards - 1] @ expand.T
+    _, index = np.unique(clusters, return_inverse=True)
+    groups = int(index.max()) + 1
+    summing = sparse.csr_matrix((np.ones(rows), (index, np.arange(rows))), shape=(groups, rows))
+    contributions = np.stack([summing @ (weights * residuals[:, [j]])
+                              for j in range(outcomes.shape[1])], axis=2)
+    rank = int(np.linalg.matrix_rank(design.T @ design))
+    factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
+        else np.nan
+    return RandomisedFit(expand @ coefficients[:cards - 1], contributions, float(factor),
+                         groups)
+
+
+def _within_game(values: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """``values`` (rows x columns) minus their mean over the rows of the same game."""
+    _, index, sizes = np.unique(games, return_inverse=True, return_counts=True)
+    values = np.asarray(values, dtype=float).reshape(len(games), -1)
+    sums = np.zeros((sizes.size, values.shape[1]))
+    np.add.at(sums, index, values)
+    return values - (sums / sizes[:, None])[index]
+
+
+def _dummies(values: np.ndarray) -> np.ndarray:
+    """Indicators of every level of ``values`` but the first (sorted)."""
+    levels = np.unique(values)
+    return (values[:, None] == levels[None, 1:]).astype(float)
+
+
+def _membership(lists: pl.Series, ids: np.ndarray) -> np.ndarray:
+    """[rows, len(ids)]: 1 where row i's list holds ids[k]."""
+    exploded = (pl.DataFrame({"ids": lists}).with_row_index("_row").explode("ids")
+                .drop_nulls("ids"))
+    rows = exploded["_row"].to_numpy().astype(np.int64)
+    values = exploded["ids"].to_numpy().astype(np.int64)
+    position = np.searchsorted(ids, values)
+    known = (position < ids.size) & (ids[np.minimum(position, ids.size - 1)] == values)
+    matrix = np.zeros((len(lists), ids.size))
+    matrix[rows[known], position[known]] = 1.0
+    return matrix
+
+
+def _randomised_records(panel: pl.DataFrame, shown: np.ndarray, ids: np.ndarray,
+                        chosen: np.ndarray, controls: list[str], games: bool,
+                        outcomes: tuple[str, ...], confidence: float) -> list[dict]:
+    """The ITT, first stage and per-chosen-card (Fieller) estimates of one subset of rows:
+    ``shown`` [N, K] the randomised indicators of the cards ``ids``, ``chosen`` [N, K] whether
+    the player holds (keeps) each; ``controls`` the columns given fixed effects."""
+    deals = panel["deal_id"].to_numpy()
+    clusters = int(np.unique(deals).size)
+    shown_deals = np.array([np.unique(deals[shown[:, k] > 0]).size for k in range(ids.size)])
+    if clusters < 3 or ids.size < 2:
+        return []
+    control = [_dummies(panel[name].to_numpy()) for name in controls]
+    control_matrix = np.column_stack(control) if control else np.zeros((panel.height, 0))
+    columns = np.column_stack([panel[name].to_numpy().astype(float) for name in outcomes]
+                              + [chosen])
+    fit = randomised_fit(columns, shown, control_matrix, deals,
+                         panel["game_id"].to_numpy() if games else None)
+    reported = np.flatnonzero(shown_deals >= MIN_SHOWN_DEALS)
+    pointwise = t_critical(clusters, confidence)
+    first_stage = fit.estimates[np.arange(ids.size), len(outcomes) + np.arange(ids.size)]
+    chosen_columns = len(outcomes) + np.arange(ids.size)
+    records = [{"card": int(ids[k]), "shown": int(shown[:, k].sum()),
+                "chosen": int(chosen[:, k].sum()), "clusters": clusters}
+               for k in reported]
+    for position, name in enumerate(outcomes):
+        covariance = fit.covariance(position, position)[np.ix_(reported, reported)]
+        se = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(se > 0, 1.0 / se, 0.0)
+        correlation = covariance * scale[:, None] * scale[None, :]
+        np.fill_diagonal(correlation, 1.0)
+        critical = simultaneous_critical(correlation, clusters, confidence)
+        cross, var_chosen = fit.paired_covariance(position, chosen_columns)
+        for record, k, error in zip(records, reported, se, strict=True):
+            itt = float(fit.estimates[k, position])
+            low, high = fieller_interval(itt, float(first_stage[k]), float(error) ** 2,
+                                         float(var_chosen[k]), float(cross[k]), critical)
+            record.update({
+                f"{name}_effect": itt, f"{name}_effect_se": float(error),
+                f"{name}_effect_low": itt - pointwise * float(error),
+                f"{name}_effect_high": itt + pointwise * float(error),
+                f"{name}_per_card": (itt / float(first_stage[k]) if first_stage[k] != 0
+                                     else np.nan),
+                f"{name}_per_card_low": float(low), f"{name}_per_card_high": float(high),
+                f"{name}_critical": float(critical)})
+    _, var_chosen = fit.paired_covariance(0, chosen_columns)
+    for record, k in zip(records, reported, strict=True):
+        estimate, error = float(first_stage[k]), float(np.sqrt(max(var_chosen[k], 0.0)))
+        record.update({
+            "first_stage": estimate, "first_stage_se": error,
+            "first_stage_low": estimate - pointwise * error,
+            "first_stage_high": estimate + pointwise * error,
+            "first_stage_f": (estimate / error) ** 2 if error > 0 else np.nan})
+    return records
+
+
+def _verdict(record: dict, margin: float, noun: str) -> tuple[str | None, str | None]:
+    """The verdict of a pooled per-card estimate and, when there is none or no interval, why."""
+    if record["clusters"] < MIN_VERDICT_CLUSTERS:
+        return None, (f"{record['clusters']} deals: below {MIN_VERDICT_CLUSTERS} no verdict is "
+                      f"given")
+    low, high = record["score_per_card_low"], record["score_per_card_high"]
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "undecided", (f"no interval: the deal barely changes who {noun} it "
+                             f"(first-stage F = {record['first_stage_f']:.1f})")
+    return margin_verdict(low, high, margin), None
+
+
+def _effect_schema(extra: dict) -> dict:
+    names = {"players": pl.Int64, "rules": pl.String, "strategy": pl.String, "seat": pl.Int64,
+             "card": pl.Int64, "shown": pl.Int64, "chosen": pl.Int64}
+    for name in OUTCOMES:
+        for suffix in ("_effect", "_effect_se", "_effect_low", "_effect_high", "_per_card",
+                       "_per_card_low", "_per_card_high", "_critical"):
+            names[f"{name}{suffix}"] = pl.Float64
+    for suffix in ("", "_se", "_low", "_high", "_f"):
+        names[f"first_stage{suffix}"] = pl.Float64
+    return {**names, **extra, "verdict": pl.String, "verdict_reason": pl.String,
+            "margin": pl.Float64, "clusters": pl.Int64, "method": pl.String}
+
+
+def _subsets(panel: pl.DataFrame, seat_one: bool, split: bool = True):
+    """(strategy, seat, rows, fixed effects) of the estimates of a panel: pooled over strategies
+    (seat and strategy fixed) and, with ``split``, seat 1 alone (when ``seat_one``) and each
+    strategy alone."""
+    yield None, None, panel, ["seat", "strategy"]
+    if not split:
+        return
+    if seat_one:
+        yield None, 1, panel.filter(pl.col("seat") == 0), ["strategy"]
+    strategies = sorted(set(panel["strategy"].to_list()))
+    if len(strategies) > 1:
+        for name in strategies:
+            yield name, None, panel.filter(pl.col("strategy") == name), ["seat"]
+
+
+CARD_SCHEMA = _effect_schema({
+    "holders": pl.Int64,
+    **{f"holder_{name}{suffix}": pl.Float64 for name in OUTCOMES
+       for suffix in ("", "_se", "_low", "_high")},
+    "round_slope": pl.Float64})
+_ORDER = ["players", "rules", "strategy", "seat", "card"]
+
+
+def card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_MARGIN,
+                 confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES,
+                 subsets: bool = True) -> pl.DataFrame:
+    """Per (players, rules, card), pooled over strategies (``strategy`` and ``seat`` null): the
+    opening-row effect (ITT) on score and win share, the first stage, the effect per card held
+    (Fieller interval) and the verdict against ``margin`` points, beside the holder association
+    (``holder_*``, a description). Rows with ``seat`` 1: seat 1's estimates alone; rows with a
+    ``strategy``: that strategy's (no verdict). See the module docstring for the models.
+    ``outcomes`` may leave out ``win`` (its columns are then null); ``subsets`` False leaves
+    out seat 1's and the strategies' rows."""
+    results = []
+    for (players, rules), panel in frame.sort("game_id", "seat").group_by(PANEL,
+                                                                        maintain_order=True):
+        for row in _panel_card_effects(panel, cards, margin, confidence, outcomes, subsets):
+            results.append({"players": int(players), "rules": rules, **row})
+    return pl.DataFrame(results, schema=CARD_SCHEMA).sort(_ORDER, nulls_last=False)
+
+
+def pooled(effects: pl.DataFrame) -> pl.DataFrame:
+    """The rows of a card or draft effects table pooled over strategies and seats (the verdict
+    rows)."""
+    if effects.is_empty() or "strategy" not in effects.columns:
+        return effects
+    return effects.filter(pl.col("strategy").is_null() & pl.col("seat").is_null())
+
+
+def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
+                        confidence: float, outcomes: tuple[str, ...],
+                        subsets: bool) -> list[dict]:
+    holders = _panel_holder_association(panel, cards, confidence, outcomes)
+    if not cards.opening or cards.opening not in panel.columns:
+        return [{"card": card, **values, "verdict": None, "verdict_reason": NO_OPENING,
+                 "margin": margin, "method": HOLDER_METHOD}
+                for card, values in sorted(holders.items())]
+    panel = panel.with_row_index("_row")
+    ids = np.unique(panel[cards.opening].explode().drop_nulls().to_numpy().astype(np.int64))
+    if ids.size < 2:
+        return []
+    shown = _membership(panel[cards.opening], ids)
+    held = _membership(panel[cards.cards], ids)
+    records = []
+    for strategy, seat, subset, controls in _subsets(panel, panel["players"][0] > 1, subsets):
+        rows = subset["_row"].to_numpy()
+        present = shown[rows].sum(axis=0) > 0
+        found = _randomised_records(subset, shown[np.ix_(rows, present)], ids[present],
+                                    held[np.ix_(rows, present)], controls, False, outcomes,
+                                    confidence)
+        method = EFFECT_METHOD.format(cards=int(present.sum()))
+        for record in found:
+            record.update({"strategy": strategy, "seat": seat, "margin": margin,
+                           "method": method})
+            if strategy is None and seat is None:
+                record.update(holders.get(record["card"], {}))
+                record["verdict"], record["verdict_reason"] = _verdict(
+                    record, margin, "the opening row barely changes who holds it")
+        records += found
+    return records
+
+
 def _fit(outcome: np.ndarray, design: np.ndarray, clusters: np.ndarray):
     """OLS with a cluster-robust covariance (statsmodels): (coefficients, covariance)."""
     import statsmodels.api as sm
@@ -167,53 +480,11 @@ def _fit(outcome: np.ndarray, design: np.ndarray, clusters: np.ndarray):
     return np.asarray(fit.params), np.asarray(fit.cov_params())
 
 
-def _dummies(values: np.ndarray) -> np.ndarray:
-    """Indicators of every level of ``values`` but the first (sorted)."""
-    levels = np.unique(values)
-    return (values[:, None] == levels[None, 1:]).astype(float)
-
-
-def _gap_intervals(estimates: np.ndarray, covariance: np.ndarray, contrast: np.ndarray,
-                   clusters: int, confidence: float):
-    """Contrasts of ``estimates`` with simultaneous (max-|t|) intervals: (gap, low, high)."""
-    gaps = contrast @ estimates
-    cov = contrast @ covariance @ contrast.T
-    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(se > 0, 1.0 / se, 0.0)
-    correlation = cov * scale[:, None] * scale[None, :]
-    np.fill_diagonal(correlation, 1.0)
-    critical = simultaneous_critical(correlation, clusters, confidence)
-    return gaps, se, gaps - critical * se, gaps + critical * se
-
-
-OUTCOMES = ("score", "win")
-
-
-def card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_MARGIN,
-                 confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES) -> pl.DataFrame:
-    """Per (players, rules, card): what holding the card adds to its holder's score and win
-    share (95% t intervals), its gap to the average card (simultaneous intervals) and the
-    verdict against ``margin`` points; see the module docstring for the model. ``outcomes``
-    may leave out ``win`` (its columns are then null)."""
-    results = []
-    for (players, rules), panel in frame.sort("game_id", "seat").group_by(PANEL,
-                                                                        maintain_order=True):
-        record = _panel_card_effects(panel, cards, margin, confidence, outcomes)
-        for row in record:
-            results.append({"players": int(players), "rules": rules, **row})
-    schema = {"players": pl.Int64, "rules": pl.String, "card": pl.Int64, "holders": pl.Int64,
-              **{f"{name}{suffix}": pl.Float64
-                 for name in ("score_effect", "score_vs_average", "win_effect",
-                              "win_vs_average")
-                 for suffix in ("", "_se", "_low", "_high")},
-              "verdict": pl.String, "margin": pl.Float64, "clusters": pl.Int64,
-              "round_slope": pl.Float64, "method": pl.String}
-    return pl.DataFrame(results, schema=schema)
-
-
-def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
-                        confidence: float, outcomes: tuple[str, ...]) -> list[dict]:
+def _panel_holder_association(panel: pl.DataFrame, cards: CardColumns, confidence: float,
+                              outcomes: tuple[str, ...]) -> dict[int, dict]:
+    """Per card: how much more its holders score (and win), the other cards held, the round
+    each was taken, seat and strategy held fixed. An association, not an effect: who holds a
+    card follows how well the game goes."""
     rows = panel.height
     takes = (panel.with_row_index("_row").select("_row", cards.cards, cards.rounds)
              .explode([cards.cards, cards.rounds]).drop_nulls(cards.cards))
@@ -226,46 +497,32 @@ def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
     modelled = sorted(int(c) for c, n in counts.select(cards.cards, "n").iter_rows()
                       if n >= MIN_TAKES and np.unique(deals[row_index[card_ids == c]]).size >= 2)
     if len(modelled) < 2 or clusters < 3:
-        return []
+        return {}
     column_of = {card: k for k, card in enumerate(modelled)}
     held = np.zeros((rows, len(modelled)))
     keep = np.isin(card_ids, modelled)
     held[row_index[keep], [column_of[c] for c in card_ids[keep]]] = 1.0
     offset = np.zeros(rows)
     np.add.at(offset, row_index[keep], rounds[keep] - rounds[keep].mean())
-    seat = _dummies(panel["seat"].to_numpy())
-    strategy = _dummies(panel["strategy"].to_numpy())
-    design = np.column_stack([np.ones(rows), held, offset, seat, strategy])
-    cards_count = len(modelled)
-    contrast = np.eye(cards_count) - 1.0 / cards_count
+    design = np.column_stack([np.ones(rows), held, offset,
+                              _dummies(panel["seat"].to_numpy()),
+                              _dummies(panel["strategy"].to_numpy())])
     critical = t_critical(clusters, confidence)
-    fitted = {}
+    size = len(modelled)
+    result = {card: {"holders": int(held[:, k].sum()), "clusters": clusters}
+              for k, card in enumerate(modelled)}
     for name in outcomes:
         params, covariance = _fit(panel[name].to_numpy().astype(float), design, deals)
-        beta = params[1:1 + cards_count]
-        cov = covariance[1:1 + cards_count, 1:1 + cards_count]
-        se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-        gaps, gap_se, low, high = _gap_intervals(beta, cov, contrast, clusters, confidence)
-        fitted[name] = (beta, se, gaps, gap_se, low, high, float(params[1 + cards_count]))
-    holders = held.sum(axis=0).astype(np.int64)
-    method = EFFECT_METHOD.format(cards=cards_count)
-    records = []
-    for k, card in enumerate(modelled):
-        record = {"card": card, "holders": int(holders[k]), "margin": margin,
-                  "clusters": clusters, "round_slope": fitted["score"][6], "method": method}
-        for name in outcomes:
-            beta, se, gaps, gap_se, low, high, _ = fitted[name]
-            record.update({
-                f"{name}_effect": float(beta[k]), f"{name}_effect_se": float(se[k]),
-                f"{name}_effect_low": float(beta[k] - critical * se[k]),
-                f"{name}_effect_high": float(beta[k] + critical * se[k]),
-                f"{name}_vs_average": float(gaps[k]), f"{name}_vs_average_se": float(gap_se[k]),
-                f"{name}_vs_average_low": float(low[k]),
-                f"{name}_vs_average_high": float(high[k])})
-        record["verdict"] = margin_verdict(record["score_vs_average_low"],
-                                           record["score_vs_average_high"], margin)
-        records.append(record)
-    return records
+        se = np.sqrt(np.maximum(np.diag(covariance)[1:1 + size], 0.0))
+        for k, card in enumerate(modelled):
+            beta = float(params[1 + k])
+            result[card].update({
+                f"holder_{name}": beta, f"holder_{name}_se": float(se[k]),
+                f"holder_{name}_low": beta - critical * float(se[k]),
+                f"holder_{name}_high": beta + critical * float(se[k])})
+            if name == "score":
+                result[card]["round_slope"] = float(params[1 + size])
+    return result
 
 
 # --- cards dealt and kept ------------------------------------------------------------------------
@@ -344,78 +601,112 @@ def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
                               pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
 
 
+DRAFT_SCHEMA = _effect_schema({"keep_rate": pl.Float64, "keep_rate_low": pl.Float64,
+                               "keep_rate_high": pl.Float64, "keep_rate_random": pl.Float64})
+
+
 def draft_effects(frame: pl.DataFrame, draft: DraftColumns, margin: float = CARD_MARGIN,
-                  confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES) -> pl.DataFrame:
-    """Per (players, rules, card): what keeping the card adds to the keeper's score and win share
-    against the average card, the others at the table held as reference (game fixed effects),
-    seat and strategy fixed; simultaneous intervals and the verdict against ``margin``
-    (``outcomes`` may leave out ``win``)."""
+                  confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES,
+                  subsets: bool = True) -> pl.DataFrame:
+    """Per (players, rules, card), pooled over strategies (``strategy`` null): the effect of
+    being dealt the card (ITT, game fixed effects) on the player's score and win share, the first
+    stage (dealt -> kept), the effect per card kept through it (Fieller interval), the verdict
+    against ``margin`` points, the keep rate when dealt beside a random choice between the cards
+    dealt. Rows with a ``strategy``: that strategy alone (no game fixed effects: a strategy may
+    sit once per game; no verdict). ``outcomes`` may leave out ``win``; ``subsets`` False
+    leaves out the strategies' rows."""
     results = []
     kept = frame.filter(pl.col(draft.kept) > 0)
     # Only whole tables: the within-game comparison needs every seat of a game.
     kept = kept.filter(pl.len().over("game_id") == pl.col("players"))
     for (players, rules), panel in kept.sort("game_id", "seat").group_by(PANEL,
                                                                        maintain_order=True):
-        if players < 2:
-            continue
-        for row in _panel_draft_effects(panel, draft, margin, confidence, outcomes):
+        for row in _panel_draft_effects(panel, draft, margin, confidence, outcomes, subsets):
             results.append({"players": int(players), "rules": rules, **row})
-    schema = {"players": pl.Int64, "rules": pl.String, "card": pl.Int64, "keepers": pl.Int64,
-              **{f"{name}{suffix}": pl.Float64 for name in ("score_effect", "win_effect")
-                 for suffix in ("", "_se", "_low", "_high")},
-              "verdict": pl.String, "margin": pl.Float64, "clusters": pl.Int64,
-              "method": pl.String}
-    return pl.DataFrame(results, schema=schema)
-
-
-def _within_game(values: np.ndarray, games: np.ndarray) -> np.ndarray:
-    """``values`` (rows x columns) minus their mean over the rows of the same game."""
-    _, index, sizes = np.unique(games, return_inverse=True, return_counts=True)
-    values = np.asarray(values, dtype=float).reshape(len(games), -1)
-    sums = np.zeros((sizes.size, values.shape[1]))
-    np.add.at(sums, index, values)
-    return values - (sums / sizes[:, None])[index]
+    return pl.DataFrame(results, schema=DRAFT_SCHEMA).sort(_ORDER, nulls_last=False)
 
 
 def _panel_draft_effects(panel: pl.DataFrame, draft: DraftColumns, margin: float,
-                         confidence: float, outcomes: tuple[str, ...]) -> list[dict]:
-    kept = panel[draft.kept].to_numpy().astype(np.int64)
-    cards = np.unique(kept)
-    deals = panel["deal_id"].to_numpy()
-    clusters = int(np.unique(deals).size)
-    if cards.size < 2 or clusters < 3:
+                         confidence: float, outcomes: tuple[str, ...],
+                         subsets: bool) -> list[dict]:
+    panel = panel.with_row_index("_row").with_columns(_as_list(panel, draft.dealt)
+                                                      .alias("_dealt"))
+    dealt_lists = panel["_dealt"].list.eval(pl.element().filter(pl.element() > 0))
+    ids = np.unique(dealt_lists.explode().drop_nulls().to_numpy().astype(np.int64))
+    if ids.size < 2:
         return []
-    games = panel["game_id"].to_numpy()
-    # Effects coding: column k is (kept card k) - (kept the last card); the last card's effect
-    # is minus the sum of the others, so every effect is against the average card.
-    indicator = (kept[:, None] == cards[None, :]).astype(float)
-    coded = indicator[:, :-1] - indicator[:, -1:]
-    seat = _dummies(panel["seat"].to_numpy())
-    strategy = _dummies(panel["strategy"].to_numpy())
-    design = _within_game(np.column_stack([coded, seat, strategy]), games)
-    expand = np.vstack([np.eye(cards.size - 1), -np.ones((1, cards.size - 1))])
-    fitted = {}
-    for name in outcomes:
-        params, covariance = _fit(_within_game(panel[name].to_numpy().astype(float),
-                                               games).ravel(), design, deals)
-        theta = params[:cards.size - 1]
-        cov = covariance[:cards.size - 1, :cards.size - 1]
-        fitted[name] = _gap_intervals(theta, cov, expand, clusters, confidence)
-    keepers = indicator.sum(axis=0).astype(np.int64)
-    method = DRAFT_METHOD.format(cards=cards.size)
+    dealt = _membership(dealt_lists, ids)
+    kept = (panel[draft.kept].to_numpy().astype(np.int64)[:, None] == ids[None, :]).astype(float)
+    per_player = float(np.median(dealt.sum(axis=1)))
+    within = panel["players"][0] > 1
     records = []
-    for k, card in enumerate(cards):
-        record = {"card": int(card), "keepers": int(keepers[k]), "margin": margin,
-                  "clusters": clusters, "method": method}
-        for name in outcomes:
-            effect, se, low, high = fitted[name]
-            record.update({f"{name}_effect": float(effect[k]), f"{name}_effect_se": float(se[k]),
-                           f"{name}_effect_low": float(low[k]),
-                           f"{name}_effect_high": float(high[k])})
-        record["verdict"] = margin_verdict(record["score_effect_low"],
-                                           record["score_effect_high"], margin)
-        records.append(record)
+    for strategy, _, subset, controls in _subsets(panel, False, subsets):
+        rows = subset["_row"].to_numpy()
+        present = dealt[rows].sum(axis=0) > 0
+        found = _randomised_records(subset, dealt[np.ix_(rows, present)], ids[present],
+                                    kept[np.ix_(rows, present)], controls,
+                                    within and strategy is None, outcomes, confidence)
+        method = DRAFT_METHOD.format(cards=int(present.sum()))
+        if strategy is not None or not within:
+            method = method.replace("within each game (game fixed effects) ", "")
+        rates = _keep_rates(subset, dealt[rows], kept[rows], ids, confidence, len(found))
+        for record in found:
+            record.update({"strategy": strategy, "seat": None, "margin": margin,
+                           "method": method, "keep_rate_random": 1.0 / per_player,
+                           **rates.get(record["card"], {})})
+            if strategy is None:
+                record["verdict"], record["verdict_reason"] = _verdict(
+                    record, margin, "the deal barely changes who keeps it")
+        records += found
     return records
+
+
+def _keep_rates(subset: pl.DataFrame, dealt: np.ndarray, kept: np.ndarray, ids: np.ndarray,
+                confidence: float, cards: int) -> dict[int, dict]:
+    """Per card: the share of the times it was dealt that it was kept, with a cluster-robust
+    interval over deals, Bonferroni-widened over the ``cards`` cards so that a strategy's
+    intervals hold together (for ``keep_choice``)."""
+    deals = subset["deal_id"].to_numpy()
+    rows, columns = np.nonzero(dealt)
+    units = (pl.DataFrame({"card": ids[columns], "cluster": deals[rows],
+                           "dealt": np.ones(rows.size, dtype=np.int64),
+                           "kept": kept[rows, columns].astype(np.int64)})
+             .group_by(["card", "cluster"]).agg(pl.col("dealt").sum(), pl.col("kept").sum())
+             .sort(["card", "cluster"]))
+    if units.is_empty():
+        return {}
+    family = 1.0 - (1.0 - confidence) / max(cards, 1)
+    table = grouped_ratio_table(units, ["card"], "dealt", {"keep_rate": "kept"},
+                                confidence=family)
+    return {int(r["card"]): {"keep_rate": r["keep_rate"],
+                             "keep_rate_low": max(0.0, r["keep_rate_low"]),
+                             "keep_rate_high": min(1.0, r["keep_rate_high"])}
+            for r in table.iter_rows(named=True)}
+
+
+def keep_choice(effects: pl.DataFrame, tolerance: float = KEEP_TOLERANCE) -> pl.DataFrame:
+    """Per (players, rules, strategy) of a draft effects table: ``random`` when every card's keep
+    rate (intervals held together over the cards) lies within ``tolerance`` of the random
+    choice, ``chooses`` when some card's interval excludes it, ``undecided`` otherwise; with the
+    largest distance of a keep rate from the random one."""
+    rows = effects.filter(pl.col("strategy").is_not_null() & pl.col("keep_rate").is_not_null())
+    if rows.is_empty():
+        return pl.DataFrame(schema={"players": pl.Int64, "rules": pl.String,
+                                    "strategy": pl.String, "choice": pl.String,
+                                    "largest_gap": pl.Float64, "random": pl.Float64})
+    random = pl.col("keep_rate_random")
+    return (rows.group_by(["players", "rules", "strategy"])
+            .agg(excluded=((pl.col("keep_rate_low") > random)
+                           | (pl.col("keep_rate_high") < random)).any(),
+                 within=((pl.col("keep_rate_low") >= random - tolerance)
+                         & (pl.col("keep_rate_high") <= random + tolerance)).all(),
+                 largest_gap=(pl.col("keep_rate") - random).abs().max(),
+                 random=random.first())
+            .with_columns(choice=pl.when(pl.col("excluded")).then(pl.lit("chooses"))
+                          .when(pl.col("within")).then(pl.lit("random"))
+                          .otherwise(pl.lit("undecided")))
+            .select("players", "rules", "strategy", "choice", "largest_gap", "random")
+            .sort(["players", "rules", "strategy"]))
 
 
 # --- rules settings side by side -----------------------------------------------------------------
@@ -425,8 +716,10 @@ def compare_settings(effects: pl.DataFrame, value: str, key: str = "card") -> pl
     each ``key``'s ``value`` under every setting against the first one (sorted), with the
     difference and its 95% interval. The settings' estimates are taken as independent, which
     is conservative when they were played on common deals (a sweep)."""
-    if effects.is_empty():
+    effects = pooled(effects)
+    if effects.is_empty() or value not in effects.columns:
         return pl.DataFrame()
+    effects = effects.filter(pl.col(value).is_not_null())
     results = []
     for players, panel in effects.group_by("players", maintain_order=True):
         settings = sorted(set(panel["rules"].to_list()))
@@ -466,6 +759,8 @@ def settings_comparison(rows: pl.LazyFrame, cards: CardColumns | None,
     wanted = ["game_id", "deal_id", "players", "strategy", "seat", "score", "win", *varying]
     if cards is not None and cards.cards in names:
         wanted += [cards.cards, cards.rounds, cards.offers, cards.completed, cards.points]
+        if cards.opening and cards.opening in names:
+            wanted.append(cards.opening)
     if draft is not None and draft.kept in names:
         wanted += [draft.dealt, draft.kept, draft.bonus]
     frame = (rows.select(wanted).with_columns(rules_label(varying)).collect()

@@ -91,3 +91,33 @@ def test_score_trace_ends_on_the_final_score_and_changes_nothing_else():
         traces = traced["score_trace"].to_list()
         assert [len(trace) for trace in traces] == traced["turns"].tolist()
         assert [trace[-1] for trace in traces] == traced["score"].tolist()
+
+
+@pytest.mark.parametrize("players", [4, 1])
+def test_opening_row_is_the_deal_s_and_the_row_seat_one_first_chose_from(players):
+    # A few hundred games: the recorded opening row is the row the first seat chose from when it
+    # took a card on its first turn, the same for two games of one deal whatever the strategies,
+    # and a function of the deal alone (5 cards; 3 solo).
+    rules = {"side": 0, "mountain_points": 0, "spirits": 1}
+    names = ["greedy", "planner", "animals", "random"][:max(players, 2)]
+    games = 300 if players > 1 else 100
+    data, _, _, deals, _, columns = _shard(players, rules, names, games)
+    tables = GAME.tables(data, players, rules)
+    opening = columns["card_opening_row"].to_list()
+    assert len(opening) == games * players
+    first_turn_takes = 0
+    for game in range(games):
+        rows = opening[game * players:(game + 1) * players]
+        assert all(row == rows[0] for row in rows)
+        assert len(rows[0]) == tables.card_row == (3 if players == 1 else 5)
+        assert len(set(rows[0])) == len(rows[0])
+        seat_one = game * players
+        rounds = columns["card_rounds"][seat_one].to_list()
+        if rounds and rounds[0] == 0:
+            first_turn_takes += 1
+            assert columns["card_offers"][seat_one][0].to_list() == rows[0]
+    assert first_turn_takes >= games // 10
+    # The same deals with other strategies: the same opening rows.
+    *_, others = _shard(players, rules, list(reversed(names)), games)
+    assert others["card_opening_row"].to_list() == opening
+    assert len({tuple(row) for row in opening}) > games // 2

@@ -54,7 +54,7 @@ def test_shard_columns_are_per_game_and_seat_and_add_up(shipped):
     columns = shard(shipped, ["random", "greedy", "planner"], seats, np.arange(games),
                     players=players)
     cards = {"cards_taken", "card_rounds", "card_offers", "card_cubes", "card_completed",
-             "card_points", "spirits_dealt", "spirit_kept"}
+             "card_points", "spirits_dealt", "spirit_kept", "card_opening_row"}
     expected = {"seat", "score", "rank", "win", *CATEGORY_COLUMNS, "cubes_placed",
                 "cards_completed", "turns", *cards}
     assert set(columns) == expected

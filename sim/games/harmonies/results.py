@@ -124,6 +124,7 @@ Recording = namedtuple(
         "taken_round",  # int8[G, P, M] round (0-based) in which each card was taken or kept
         "offered",  # int16[G, P, M, R] the face-up row when the card was taken (-1: empty)
         "spirits_dealt",  # int16[G, P, 2] spirit card indices dealt (-1 without the variant)
+        "opening_row",  # int16[G, R] the face-up card row dealt (before any turn; -1: empty)
         "score_trace",  # int16[G, rounds, P] score after each round; [0, rounds, P] untraced
         "row",  # int16[R] scratch: the card row when the turn being played started
         "held_before",  # int16[1] scratch: the player's held_count when that turn started
@@ -145,7 +146,7 @@ def new_recording(results: GameResults, tables) -> Recording:
         held_cards=results.held_cards, held_count=results.held_count,
         cubes_placed=results.card_cubes, taken_round=results.taken_round,
         offered=results.offered, spirits_dealt=results.spirits_dealt,
-        score_trace=results.score_trace,
+        opening_row=results.opening_row, score_trace=results.score_trace,
         row=np.full(tables.card_row, -1, dtype=np.int16),
         held_before=np.zeros(1, dtype=np.int16),
         scratch=new_scratch(tables.hex_count),
@@ -156,11 +157,15 @@ def new_recording(results: GameResults, tables) -> Recording:
 @inlined
 def record_deal(hidden, game, recording):
     """After the deal: the spirits dealt to each player (they leave the hidden state once one
-    is kept)."""
+    is kept) and the opening face-up card row (the deck's first cards: the deal fills the row
+    from the shuffled deck, so the row is set by the deal alone, whatever the strategies)."""
     # Element by element: an array copy could allocate (compiled without reference counting).
     for player in range(hidden.spirit_offers.shape[0]):
         for slot in range(hidden.spirit_offers.shape[1]):
             recording.spirits_dealt[game, player, slot] = hidden.spirit_offers[player, slot]
+    for position in range(recording.opening_row.shape[1]):
+        if position < hidden.deck_order.shape[0]:
+            recording.opening_row[game, position] = hidden.deck_order[position]
 
 
 @inlined
@@ -225,6 +230,7 @@ class GameResults:
     taken_round: np.ndarray  # int8[G, P, M]
     offered: np.ndarray  # int16[G, P, M, R]
     spirits_dealt: np.ndarray  # int16[G, P, 2]
+    opening_row: np.ndarray  # int16[G, R] the face-up card row dealt (-1: empty slot)
     score_trace: np.ndarray  # int16[G, rounds, P], or [0, rounds, P] untraced
 
 
@@ -246,6 +252,7 @@ def new_game_results(tables, games: int, trace: bool = False) -> GameResults:
         taken_round=np.zeros((*per_seat, cards), dtype=np.int8),
         offered=np.full((*per_seat, cards, tables.card_row), -1, dtype=np.int16),
         spirits_dealt=np.full((*per_seat, 2), -1, dtype=np.int16),
+        opening_row=np.full((games, tables.card_row), -1, dtype=np.int16),
         score_trace=np.zeros((games if trace else 0, max_rounds(tables), players),
                              dtype=np.int16),
     )

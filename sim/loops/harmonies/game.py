@@ -105,7 +105,8 @@ class Harmonies(Game):
         """The animal cards taken from the face-up row (``_card_columns``)."""
         return CardColumns(noun="animal card", cards="cards_taken", rounds="card_rounds",
                            offers="card_offers", completed="card_completed",
-                           points="card_points", progress="card_cubes", progress_noun="cube")
+                           points="card_points", progress="card_cubes", progress_noun="cube",
+                           opening="card_opening_row")
 
     def draft_columns(self) -> DraftColumns:
         """The two nature spirits dealt and the one kept (the variant)."""
@@ -295,6 +296,8 @@ class Harmonies(Game):
                              "variant off)",
             "spirit_kept": "id of the nature spirit kept (0 = none); its bonus is "
                            "points_spirit",
+            "card_opening_row": "ids of the animal cards face up after the deal, before any "
+                                "turn (the same for every seat of a game; set by the deal)",
         }
 
     def _boards(self, data: GameData, tables, public, players: int, rules) -> list[Board]:
@@ -405,6 +408,9 @@ def _card_columns(results: GameResults, tables: EngineTables) -> dict:
     kept = np.where(spirit.any(axis=2), tables.card_ids[np.where(spirit, index, 0).max(axis=2)],
                     0)
     dealt = results.spirits_dealt
+    # The opening row is the table's, the same for every seat: repeated on each seat's row.
+    opening = np.repeat(results.opening_row, tables.players, axis=0)
+    opening_face_up = opening >= 0
     return {
         "cards_taken": list_column(tables.card_ids[cards].astype(np.int16), lengths),
         "card_rounds": list_column(results.taken_round[animal].astype(np.int8), lengths),
@@ -416,6 +422,9 @@ def _card_columns(results: GameResults, tables: EngineTables) -> dict:
         "spirits_dealt": np.where(dealt >= 0, tables.card_ids[np.maximum(dealt, 0)], 0)
         .astype(np.int16).reshape(-1, 2),
         "spirit_kept": kept.astype(np.int16).reshape(-1),
+        "card_opening_row": list_column(
+            tables.card_ids[opening[opening_face_up]].astype(np.int16),
+            opening_face_up.sum(axis=1)),
     }
 
 
