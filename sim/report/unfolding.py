@@ -10,10 +10,18 @@ import polars as pl
 from sim.games.registry import get_game
 from sim.report import plots
 from sim.report.document import Block, Figure, Heading, Paragraph, Table
-from sim.report.numbers import count, half_width, number, percent, percent_ci, with_ci
+from sim.report.numbers import (
+    count,
+    half_width,
+    number,
+    percent,
+    percent_ci,
+    signed,
+    with_ci,
+)
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
-from sim.stats.unfolding import MAX_CHANGES_SHOWN
+from sim.stats.unfolding import LENGTH_SHARE_SHOWN, LENGTHS_SHOWN, MAX_CHANGES_SHOWN
 
 
 def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
@@ -25,26 +33,29 @@ def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame
 
 def leader_chart(leader: pl.DataFrame | None, players: int, rules: str,
                  step: str) -> bytes | None:
-    """The sole leader's win probability after each step, with its 95% band and the share a
-    seat wins by chance."""
+    """For the games of the commonest length: the sole leader's win rate after each step before
+    the last, with its 95% band, against what the leader's strategy at its seat wins anyway."""
     panel = _panel(leader, players, rules)
     if panel is None:
         return None
-    panel = panel.sort("step")
+    commonest = panel.sort(["length_games", "length"], descending=[True, False])["length"][0]
+    panel = panel.filter(pl.col("length") == commonest).sort("step")
     steps = panel["step"].to_numpy()
     rate = 100 * panel["leader_win_rate"].to_numpy()
-    with plots.styled_figure(1, f"How often the leader after each {step} wins") as (figure, axes):
+    title = f"How often the leader after each {step} wins (games of {commonest} {step}s)"
+    with plots.styled_figure(1, title) as (figure, axes):
         axis = axes[0]
         axis.plot(steps, rate, marker="o", linewidth=2, color=plots.NEUTRAL,
                   label=f"the sole leader after that {step}")
         axis.fill_between(steps, 100 * panel["leader_win_rate_low"].to_numpy(),
                           100 * panel["leader_win_rate_high"].to_numpy(), color=plots.NEUTRAL,
                           alpha=0.2, label="95% interval")
-        axis.axhline(100 / players, color="black", linestyle="--", linewidth=1.2,
-                     label=f"a seat's chance with no information ({100 / players:.0f}%)")
+        axis.plot(steps, 100 * panel["expected_win_rate"].to_numpy(), color="black",
+                  linestyle="--", linewidth=1.2, marker="x",
+                  label="what the leader's strategy at its seat wins anyway")
         axis.set_ylim(0, 100)
         axis.set_xticks(steps)
-        axis.set_xlabel(f"{step.capitalize()} completed")
+        axis.set_xlabel(f"{step.capitalize()} completed (of {commonest})")
         axis.set_ylabel("Leader goes on to win (% of games)")
         axis.set_title(plots._panel_title(players, rules))
         axis.legend(loc="lower right")
@@ -67,8 +78,9 @@ def comeback_chart(comeback: pl.DataFrame | None, players: int, rules: str) -> b
         axis.bar(positions, rate, color=plots.NEUTRAL, alpha=0.85)
         axis.errorbar(positions, rate, yerr=np.maximum(error, 0), fmt="none", ecolor="black",
                       capsize=5)
-        axis.axhline(100 / players, color="black", linestyle="--", linewidth=1.2,
-                     label=f"a seat's chance with no information ({100 / players:.0f}%)")
+        axis.plot(positions, 100 * panel["expected_win_rate"].to_numpy(), color="#d62728",
+                  linestyle="none", marker="D", markersize=8,
+                  label="what their strategies at their seats win anyway")
         labels = [f"{d}\n(n = {n:,})" for d, n in zip(panel["deficit"], panel["player_games"],
                                                       strict=True)]
         axis.set_xticks(positions, labels, fontsize=11)
@@ -103,14 +115,55 @@ def summary_sentence(row: dict, step: str) -> str:
                      f" and {percent(row['no_lead_change'])} of games never see a change of "
                      f"leader;")
     if row.get("halfway_leader_win_rate") is not None:
-        parts.append(f"the leader at halfway goes on to win "
+        parts.append(f"the leader at halfway (after {step} ceil(L/2) of a game of L {step}s) "
+                     f"goes on to win "
                      f"{percent_ci(row['halfway_leader_win_rate'], row['halfway_leader_win_rate_low'], row['halfway_leader_win_rate_high'])}"  # noqa: E501
-                     f" of the games (a seat wins {100 / players:.0f}% with no information);")
+                     f" of the games, where its strategy at its seat wins "
+                     f"{percent(row['halfway_leader_expected'])} of all its games: "
+                     f"{information_text(row, 'halfway_information')};")
     if row.get("decisive_step") is not None:
         parts.append(f"the winner takes the lead for good after {step} "
                      f"{number(row['decisive_step'], 1)} on average "
                      f"({percent(row['decisive_share'], 0)} of the way through the game).")
     return " ".join(parts)
+
+
+def information_text(row: dict, name: str) -> str:
+    """The information gained by a lead in percentage points with its interval, and whether
+    the interval excludes zero."""
+    value, low, high = row[name], row[f"{name}_low"], row[f"{name}_high"]
+    if low is None or np.isnan(low):
+        return f"the lead goes with {signed(100 * value)} percentage points (one deal, no interval)"
+    shown = f"95% CI {signed(100 * low)} to {signed(100 * high)}"
+    if low > 0 or high < 0:
+        return (f"the lead goes with {abs(100 * value):.1f} percentage points "
+                f"{'more' if value > 0 else 'fewer'} wins than that ({shown})")
+    return f"the lead gives no detectable information beyond that ({shown})"
+
+
+def _lengths_paragraph(tables: dict, step: str) -> Paragraph | None:
+    """Which game lengths the per-step tables show, and how many games each."""
+    lengths = tables.get("lengths")
+    if lengths is None or lengths.is_empty():
+        return None
+    parts = []
+    for (players, rules), part in lengths.group_by(["players", "rules"], maintain_order=True):
+        shown = part.filter(pl.col("shown")).sort(["games", "length"], descending=[True, False])
+        hidden = part.filter(~pl.col("shown"))
+        where = f"{players} players" + (f", {rules}" if rules else "")
+        text = f"{where}: " + ", ".join(
+            f"{r['length']} {step}s ({count(r['games'])} games, {percent(r['share'])})"
+            for r in shown.iter_rows(named=True))
+        if not hidden.is_empty():
+            text += (f"; {count(hidden['games'].sum())} games of other lengths "
+                     f"({percent(hidden['share'].sum())}) are left out of them")
+        parts.append(text)
+    return Paragraph(
+        f"The per-{step} tables keep games of different lengths apart (a game of L {step}s "
+        f"is only compared with games of L {step}s) and stop before the last {step}, after "
+        f"which the leader has won by definition. They show the lengths of at least "
+        f"{LENGTH_SHARE_SHOWN:.0%} of the games, at most {LENGTHS_SHOWN}: "
+        + "; ".join(parts) + ".")
 
 
 def _length_blocks(analysis: BatchAnalysis) -> list[Block]:
@@ -152,33 +205,51 @@ def unfolding_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
     blocks.append(Paragraph(
         f"From every seat's score after each {step} (the score trace). The leader is the seat "
         f"ahead alone (a tie at the top has none); a lead change is a new sole leader; halfway "
-        f"is {step} ceil(length / 2); the winner takes the lead for good after the first "
-        f"{step} from which no seat is ahead of them to the end (games won in a tie left out). "
-        f"Rates are cluster-robust over deals (95% intervals)."))
+        f"in a game of L {step}s is after {step} ceil(L/2) (after {step} 5 of 9, 4 of 8); the "
+        f"winner takes the lead for good after the first {step} from which no seat is ahead of "
+        f"them to the end (games won in a tie left out). A leader's chance is compared with "
+        f"what its strategy at its seat wins over the whole batch (its expected win rate; a "
+        f"strong strategy leads often and wins often anyway), not with one over the number "
+        f"of players: the difference is the information the lead gives. Rates "
+        f"are cluster-robust over deals (95% intervals; win rates Wilson intervals at the "
+        f"clustered effective sample size, inside 0-100%)."))
     blocks += [Paragraph(summary_sentence(r, step))
                for r in tables["summary"].iter_rows(named=True)]
+    lengths_note = _lengths_paragraph(tables, step)
+    if lengths_note is not None:
+        blocks.append(lengths_note)
     for name, caption in (("leader", f"How often the sole leader after each {step} goes on to "
-                                     f"win, with its 95% interval."),
+                                     f"win, with its 95% interval, in the games of the "
+                                     f"commonest length, against what the leader's strategy "
+                                     f"at its seat wins anyway."),
                           ("comeback", "Win rate of the seats that were that many points "
-                                       "behind the leader at halfway, with 95% intervals.")):
+                                       "behind the leader at halfway, with 95% intervals, "
+                                       "and what their strategies at their seats win "
+                                       "anyway.")):
         if name in figures:
             blocks.append(Figure(name, figures[name], caption))
     if not tables["leader"].is_empty():
         blocks.append(Table(
-            ("Players", "Rules", step.capitalize(), "Games played that far",
-             "Games with a sole leader", "Leader goes on to win (95% CI)"),
-            tuple((str(r["players"]), r["rules"] or "—", str(r["step"]),
-                   count(r["games_played"]), count(r["games_led"]),
+            ("Players", "Rules", f"Game length ({step}s)", step.capitalize(),
+             "Games with a sole leader", "Leader goes on to win (95% CI)",
+             "Its strategy at its seat wins", "Information gained (pp, 95% CI)"),
+            tuple((str(r["players"]), r["rules"] or "—",
+                   f"{r['length']} ({count(r['length_games'])} games)", str(r["step"]),
+                   count(r["games_led"]),
                    percent_ci(r["leader_win_rate"], r["leader_win_rate_low"],
-                              r["leader_win_rate_high"]))
+                              r["leader_win_rate_high"]),
+                   percent(r["expected_win_rate"]),
+                   with_ci(100 * r["information"], 100 * r["information_low"],
+                           100 * r["information_high"], 1))
                   for r in tables["leader"].iter_rows(named=True))))
     if not tables["comeback"].is_empty():
         blocks.append(Table(
             ("Players", "Rules", "Behind the leader at halfway (points)", "Player-games",
-             "Mean deficit", "Goes on to win (95% CI)"),
+             "Mean deficit", "Goes on to win (95% CI)", "Their strategies at their seats win"),
             tuple((str(r["players"]), r["rules"] or "—", r["deficit"], count(r["player_games"]),
                    number(r["mean_deficit"], 1),
-                   percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]))
+                   percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]),
+                   percent(r["expected_win_rate"]))
                   for r in tables["comeback"].iter_rows(named=True))))
     for (players, rules), part in tables["changes"].group_by(["players", "rules"],
                                                              maintain_order=True):
@@ -188,13 +259,14 @@ def unfolding_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
             f"{percent(r['share'])}" for r in part.sort("lead_changes").iter_rows(named=True))
         where = f"{players} players" + (f", {rules}" if rules else "")
         blocks.append(Paragraph(f"{where}, lead changes per game: {shares} of the games."))
-    for (players, rules), part in tables["decided"].group_by(["players", "rules"],
-                                                             maintain_order=True):
+    for (players, rules, length), part in tables["decided"].group_by(
+            ["players", "rules", "length"], maintain_order=True):
         shares = ", ".join(f"after {step} {r['step']}: {percent(r['share_decided'], 0)}"
                            for r in part.sort("step").iter_rows(named=True))
         where = f"{players} players" + (f", {rules}" if rules else "")
-        blocks.append(Paragraph(f"{where}, games whose winner already has the lead for good "
-                                f"(games with a single winner): {shares}."))
+        blocks.append(Paragraph(
+            f"{where}, games of {length} {step}s ({count(part['games'][0])} with a single "
+            f"winner), games whose winner already has the lead for good: {shares}."))
     return blocks + _length_blocks(analysis)
 
 
@@ -204,13 +276,16 @@ def unfolding_summary_rows(analysis: BatchAnalysis) -> list[pl.DataFrame]:
     return [
         long_rows("unfolding", tables.get("summary"),
                   ["games", "steps_mean", "lead_changes", "no_lead_change",
-                   "halfway_leader_win_rate", "decisive_step", "decisive_share"]),
-        long_rows("unfolding", tables.get("leader"), ["games_led", "leader_win_rate"],
-                  ["step"]),
-        long_rows("unfolding", tables.get("comeback"), ["player_games", "win_rate"],
-                  ["deficit"]),
+                   "halfway_leader_win_rate", "halfway_leader_expected", "halfway_information",
+                   "decisive_step", "decisive_share"]),
+        long_rows("unfolding", tables.get("lengths"), ["games", "share"], ["length"]),
+        long_rows("unfolding", tables.get("leader"),
+                  ["games_led", "leader_win_rate", "expected_win_rate", "information"],
+                  ["length", "step"]),
+        long_rows("unfolding", tables.get("comeback"),
+                  ["player_games", "win_rate", "expected_win_rate"], ["deficit"]),
         long_rows("unfolding", tables.get("changes"), ["share"], ["lead_changes"]),
-        long_rows("unfolding", tables.get("decided"), ["share_decided"], ["step"]),
+        long_rows("unfolding", tables.get("decided"), ["share_decided"], ["length", "step"]),
         long_rows("game length", analysis.game_length, ["games", "mean", "sd", "minimum",
                                                         "median", "maximum"]),
     ]

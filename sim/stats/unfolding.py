@@ -1,7 +1,7 @@
 """How games unfold, from the score trace (every seat's score after each step, ``score_trace``;
 a step is a round or a turn, as the game says): lead changes, how often the leader after each
-step wins, comeback odds by the deficit at halfway, the step after which the winner never
-loses the lead, and game length.
+step wins against what its strategy at its seat predicts, comeback odds by the deficit at
+halfway, the step after which the winner never loses the lead, and game length.
 
 Definitions (the tests pin them on hand-made traces):
 
@@ -12,11 +12,26 @@ Definitions (the tests pin them on hand-made traces):
 - the winner *holds the lead* after a step when no seat has more points then (ties allowed);
   the game is *decided* after the first step from which the winner holds the lead to the end
   (games won in a tie have no single winner and are left out);
-- *halfway* is the step ceil(length / 2); a seat's *deficit* there is the leader's score minus
-  its own (0 for the leader and for seats tied with it).
+- *halfway* in a game of L steps is after step ceil(L / 2) (step 5 of 9, 4 of 8); a seat's
+  *deficit* there is the leader's score minus its own (0 for the leader and for seats tied
+  with it);
+- a seat's *expected* win rate is the win rate of its strategy at its seat over the whole
+  panel (a shared win counting 1/k): what knowing who sits there predicts before any step is
+  played. The *information gained* by a lead is the leader's win rate minus the mean expected
+  win rate of the same leaders; it is the baseline a designer should compare with, not 1 /
+  players (the strongest strategy leads most often and wins most often anyway).
 
-Means and rates are ratio means with cluster-robust intervals over deals
-(``sim.stats.clustered``): the seats of a game and the replays of a deal are correlated.
+The per-step table is split by the game's length (the number of steps the game had), so a row
+never mixes games that end at that step with games that go on, and it stops before the last
+step: after the last step the sole leader has won by definition. Only the commonest lengths are
+shown (``LENGTH_SHARE_SHOWN``, at most ``LENGTHS_SHOWN``); the rest are counted.
+
+Means and rates are ratio means with cluster-robust standard errors over deals
+(``sim.stats.clustered``): the seats of a game and the replays of a deal are correlated. A win
+rate's 95% interval is a Wilson interval at the effective sample size n* = p (1 - p) / se^2
+(the clustered standard error's), with Student's t on the deals' degrees of freedom, so it
+stays inside [0, 1]; at a rate of 0 or 1 (se 0) n* is the number of games. The expected win
+rates are treated as known (they come from the whole panel, many more games than any row).
 """
 
 from __future__ import annotations
@@ -25,10 +40,14 @@ import numpy as np
 import polars as pl
 
 from sim.games.columns import TRACE_COLUMN
-from sim.stats.clustered import grouped_ratio_table
+from sim.stats.clustered import grouped_ratio_table, t_critical
 
 PANEL = ["players", "rules"]
 NO_LEADER = -1
+# The per-step table shows a game length only when at least this share of the panel's games has
+# it, and at most this many lengths (the commonest first).
+LENGTH_SHARE_SHOWN = 0.05
+LENGTHS_SHOWN = 3
 PAST_END = -2
 # Deficit bins at halfway, in points: [low, high) with their labels.
 DEFICIT_BINS = ((0, 1, "0 (leading or tied)"), (1, 3, "1-2"), (3, 6, "3-5"), (6, 11, "6-10"),
@@ -83,7 +102,8 @@ def decisive_steps(trace: np.ndarray, lengths: np.ndarray, winners: np.ndarray) 
 
 
 def halfway_steps(lengths: np.ndarray) -> np.ndarray:
-    """int[G]: the halfway step of each game, 1-based (ceil(length / 2))."""
+    """int[G]: the halfway step of each game, 1-based: ceil(length / 2), so after step 5 of a
+    game of 9 steps and after step 4 of a game of 8."""
     return (np.asarray(lengths) + 1) // 2
 
 
@@ -107,8 +127,8 @@ def read_trace_rows(batch) -> pl.DataFrame | None:
     """The rows the unfolding statistics need, or None for a batch without the score trace."""
     if not batch.is_rows or not batch.has_columns(TRACE_COLUMN):
         return None
-    frame = batch.scan(["game_id", "deal_id", "players", "rules", "seat", "win", "rank",
-                        TRACE_COLUMN]).collect()
+    frame = batch.scan(["game_id", "deal_id", "players", "rules", "seat", "strategy", "win",
+                        "rank", TRACE_COLUMN]).collect()
     return (frame.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
             .sort(["game_id", "seat"]))
 
@@ -141,120 +161,228 @@ def panel_arrays(panel: pl.DataFrame):
     return trace, lengths, wins, winners, deals
 
 
-def _clipped(name: str) -> list[pl.Expr]:
-    """A rate's interval ends kept within [0, 1]."""
-    return [pl.col(f"{name}_low").clip(0.0, 1.0), pl.col(f"{name}_high").clip(0.0, 1.0)]
+def clustered_wilson(rate: np.ndarray, se: np.ndarray, count: np.ndarray,
+                     clusters: np.ndarray, confidence: float = 0.95
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson intervals for clustered proportions: the Wilson score interval at the effective
+    sample size n* = p (1 - p) / se^2 (``count`` when se is 0, a rate of 0 or 1), with
+    Student's t on ``clusters`` - 1 degrees of freedom in place of z. Always inside [0, 1].
+
+    Written out rather than taken from statsmodels' ``proportion_confint``, whose Wilson
+    interval fixes the normal quantile; with few clusters the t quantile is the honest one."""
+    rate = np.asarray(rate, dtype=float)
+    se = np.asarray(se, dtype=float)
+    count = np.asarray(count, dtype=float)
+    critical = np.asarray(t_critical(np.asarray(clusters), confidence), dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effective = np.where(se > 0, rate * (1.0 - rate) / se ** 2, count)
+        z2n = critical ** 2 / effective
+        centre = (rate + z2n / 2.0) / (1.0 + z2n)
+        half = (critical / (1.0 + z2n)
+                * np.sqrt(rate * (1.0 - rate) / effective + z2n / (4.0 * effective)))
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
-def _intervals(units: pl.DataFrame, keys: list[str], count: str,
-               values: dict[str, str]) -> pl.DataFrame:
-    return grouped_ratio_table(units.sort([*keys, "cluster"]), keys, count, values)
+def expected_win_rates(wins: np.ndarray, seat_strategy: np.ndarray) -> np.ndarray:
+    """float[G, P]: each seat's expected win rate, the win rate of its strategy at its seat
+    over all ``G`` games (``seat_strategy`` int[G, P] codes the strategies)."""
+    players = wins.shape[1]
+    cell = seat_strategy * players + np.arange(players)[None, :]
+    rate = (np.bincount(cell.ravel(), weights=wins.ravel())
+            / np.maximum(np.bincount(cell.ravel()), 1))
+    return rate[cell]
+
+
+def shown_lengths(lengths: np.ndarray) -> list[int]:
+    """The game lengths the per-step table shows: those of at least ``LENGTH_SHARE_SHOWN`` of
+    the games, commonest first (ties: the shorter), at most ``LENGTHS_SHOWN``."""
+    values, counts = np.unique(np.asarray(lengths), return_counts=True)
+    order = sorted(range(values.size), key=lambda k: (-counts[k], values[k]))
+    return [int(values[k]) for k in order
+            if counts[k] >= LENGTH_SHARE_SHOWN * lengths.size][:LENGTHS_SHOWN]
+
+
+def _intervals(units: pl.DataFrame, keys: list[str], count: str, values: dict[str, str],
+               rates: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Ratio means of ``values`` over ``count`` per group of ``keys`` with cluster-robust t
+    intervals; the names in ``rates`` (proportions) get clustered Wilson intervals instead."""
+    table = grouped_ratio_table(units.sort([*keys, "cluster"]), keys, count, values)
+    if table.is_empty():
+        return table
+    counts = (units.group_by(keys).agg(pl.col(count).sum().alias("_count"))
+              .join(table.select(keys), on=keys, how="right").sort(keys))
+    table = table.sort(keys)
+    for name in rates:
+        low, high = clustered_wilson(table[name].to_numpy(), table[f"{name}_se"].to_numpy(),
+                                     counts["_count"].to_numpy(),
+                                     table[f"{name}_clusters"].to_numpy())
+        table = table.with_columns(pl.Series(f"{name}_low", low), pl.Series(f"{name}_high", high))
+    return table
+
+
+def _cell_sums(frame: pl.DataFrame, keys: list[str], columns: list[str],
+               constants: dict) -> pl.DataFrame:
+    """Per distinct integer ``keys`` (sorted): the sums of ``columns``, reduced in numpy in the
+    frame's row order (a polars group-by may add floats in any order, and a report must be
+    byte-reproducible), with the ``constants`` (players, rules) as columns."""
+    codes, index = np.unique(np.column_stack([frame[k].to_numpy().astype(np.int64)
+                                              for k in keys]), axis=0, return_inverse=True)
+    index = index.ravel()
+    sums = {name: np.bincount(index, weights=frame[name].to_numpy().astype(float),
+                              minlength=codes.shape[0]) for name in columns}
+    return pl.DataFrame({**{k: codes[:, j] for j, k in enumerate(keys)}, **sums}).with_columns(
+        **{k: pl.lit(v) for k, v in constants.items()})
+
+
+def _strategy_codes(panel: pl.DataFrame, games: int, players: int) -> np.ndarray:
+    """int[G, P]: each seat's strategy as a code (0 everywhere without a strategy column)."""
+    if "strategy" not in panel.columns:
+        return np.zeros((games, players), dtype=np.int64)
+    _, codes = np.unique(panel["strategy"].to_numpy().astype(str), return_inverse=True)
+    return codes.reshape(games, players)
 
 
 def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """The unfolding statistics of every (players, rules) panel with two or more seats:
 
-    - ``summary``: games, mean lead changes, share of games without one, the halfway leader's
-      win rate, the mean decisive step and its share of the game length (95% intervals);
-    - ``leader``: per step, the sole leader's win rate then (games with a sole leader);
-    - ``comeback``: per deficit bin at halfway, the win rate of the seats that far behind;
+    - ``summary``: games, lengths, mean lead changes, share of games without one, the halfway
+      leader's win rate, its expected win rate and the information gained, the mean decisive
+      step and its share of the game length (95% intervals);
+    - ``lengths``: the games of each length and whether the per-step tables show it;
+    - ``leader``: per shown length and step before the last, the sole leader's win rate then,
+      its expected win rate and the information gained (games with a sole leader);
+    - ``comeback``: per deficit bin at halfway, the win rate of the seats that far behind and
+      their expected win rate;
     - ``changes``: the share of games with 0, 1, ... lead changes;
-    - ``decided``: per step, the share of games (with a single winner) decided by then.
+    - ``decided``: per shown length and step before the last, the share of games (with a
+      single winner) decided by then.
     """
-    summary, leader, comeback, changes, decided = [], [], [], [], []
+    summary, lengths_table, leader, comeback, changes, decided = [], [], [], [], [], []
     for (players, rules), panel in frame.group_by(PANEL, maintain_order=True):
         if players < 2:
             continue
         trace, lengths, wins, winners, deals = panel_arrays(panel)
         games = lengths.size
+        expected = expected_win_rates(wins, _strategy_codes(panel, games, int(players)))
         key = {"players": int(players), "rules": rules}
         counts = lead_changes(trace, lengths)
         decisive = decisive_steps(trace, lengths, winners)
         leaders = sole_leaders(trace, lengths)
         half = halfway_steps(lengths) - 1
         half_leader = leaders[np.arange(games), half]
-        half_win = np.where(half_leader >= 0, wins[np.arange(games), np.maximum(half_leader, 0)],
-                            0.0)
+        half_led = half_leader >= 0
+        half_seat = np.maximum(half_leader, 0)
+        half_win = np.where(half_led, wins[np.arange(games), half_seat], 0.0)
+        half_expected = np.where(half_led, expected[np.arange(games), half_seat], 0.0)
         single = winners >= 0
         per_game = pl.DataFrame({
             "cluster": deals, "games": np.ones(games), "changes": counts.astype(float),
             "no_change": (counts == 0).astype(float),
-            "half_led": (half_leader >= 0).astype(float), "half_win": half_win,
+            "half_led": half_led.astype(float), "half_win": half_win,
+            "half_expected": half_expected, "half_information": half_win - half_expected,
             "single": single.astype(float),
             "decisive": np.where(single, decisive, 0).astype(float),
             "decisive_share": np.where(single, decisive / np.maximum(lengths, 1), 0.0),
-        }).with_columns(**{k: pl.lit(v) for k, v in key.items()})
+        })
         row = dict(key, games=games, steps_mean=float(lengths.mean()),
                    steps_min=int(lengths.min()), steps_max=int(lengths.max()))
-        for table, count, values in (
-                (per_game, "games", {"lead_changes": "changes", "no_lead_change": "no_change"}),
-                (per_game, "half_led", {"halfway_leader_win_rate": "half_win"}),
-                (per_game, "single", {"decisive_step": "decisive",
-                                      "decisive_share": "decisive_share"})):
-            units = table.group_by([*PANEL, "cluster"]).agg(pl.col(count).sum(),
-                                                           *[pl.col(v).sum()
-                                                             for v in values.values()])
+        for count, values, rates in (
+                ("games", {"lead_changes": "changes", "no_lead_change": "no_change"},
+                 ("no_lead_change",)),
+                ("half_led", {"halfway_leader_win_rate": "half_win",
+                              "halfway_leader_expected": "half_expected",
+                              "halfway_information": "half_information"},
+                 ("halfway_leader_win_rate",)),
+                ("single", {"decisive_step": "decisive", "decisive_share": "decisive_share"},
+                 ())):
+            units = _cell_sums(per_game, ["cluster"], [count, *values.values()], key)
             if units[count].sum() == 0:
                 continue
-            intervals = _intervals(units, PANEL, count, values).row(0, named=True)
+            intervals = _intervals(units, PANEL, count, values, rates).row(0, named=True)
             for name in values:
-                low, high = intervals[f"{name}_low"], intervals[f"{name}_high"]
-                if name in ("no_lead_change", "halfway_leader_win_rate"):
-                    low, high = max(low, 0.0), min(high, 1.0)
-                row.update({name: intervals[name], f"{name}_low": low, f"{name}_high": high})
+                row.update({name: intervals[name], f"{name}_low": intervals[f"{name}_low"],
+                            f"{name}_high": intervals[f"{name}_high"]})
         summary.append(row)
 
+        shown = shown_lengths(lengths)
+        values, frequency = np.unique(lengths, return_counts=True)
+        lengths_table.append(pl.DataFrame({
+            **{k: [v] * values.size for k, v in key.items()},
+            "length": values.astype(np.int64), "games": frequency.astype(np.int64),
+            "share": frequency / games, "shown": np.isin(values, shown)}))
+
+        # Per step before the last of each shown length: the leader's win against expectation.
         steps = leaders.shape[1]
-        step_index = np.tile(np.arange(1, steps + 1), games)
-        led = (leaders >= 0).ravel()
-        leader_win = np.take_along_axis(wins, np.maximum(leaders, 0), axis=1).ravel()
-        by_step = pl.DataFrame({"cluster": np.repeat(deals, steps), "step": step_index,
-                                "led": led.astype(float),
-                                "win": np.where(led, leader_win, 0.0),
-                                "played": (leaders != PAST_END).ravel().astype(float)})
-        units = (by_step.filter(pl.col("played") > 0).group_by(["step", "cluster"])
-                 .agg(pl.col("led").sum(), pl.col("win").sum(), pl.col("played").sum())
-                 .with_columns(**{k: pl.lit(v) for k, v in key.items()}))
-        totals = units.group_by("step").agg(games_led=pl.col("led").sum().cast(pl.Int64),
-                                            games_played=pl.col("played").sum().cast(pl.Int64))
-        table = _intervals(units.filter(pl.col("led") > 0), [*PANEL, "step"], "led",
-                           {"leader_win_rate": "win"})
-        leader.append(table.join(totals, on="step").with_columns(
-            _clipped("leader_win_rate"), baseline=pl.lit(1.0 / players)).sort("step"))
+        step_number = np.arange(1, steps + 1)[None, :]
+        before_end = (step_number < lengths[:, None]) & np.isin(lengths, shown)[:, None]
+        seat = np.maximum(leaders, 0)
+        led = leaders >= 0
+        win = np.where(led, np.take_along_axis(wins, seat, axis=1), 0.0)
+        seat_expected = np.where(led, np.take_along_axis(expected, seat, axis=1), 0.0)
+        cells = np.nonzero(before_end)
+        by_step = pl.DataFrame({
+            "cluster": deals[cells[0]], "length": lengths[cells[0]].astype(np.int64),
+            "step": (cells[1] + 1).astype(np.int64), "led": led[cells].astype(float),
+            "win": win[cells], "expected": seat_expected[cells],
+            "information": win[cells] - seat_expected[cells]})
+        if by_step.height:
+            units = _cell_sums(by_step, ["length", "step", "cluster"],
+                               ["led", "win", "expected", "information"], key)
+            led_units = units.filter(pl.col("led") > 0)
+            if led_units.height:
+                table = _intervals(led_units, [*PANEL, "length", "step"], "led",
+                                   {"leader_win_rate": "win", "expected_win_rate": "expected",
+                                    "information": "information"}, ("leader_win_rate",))
+                totals = units.group_by(["length", "step"]).agg(
+                    games_led=pl.col("led").sum().cast(pl.Int64))
+                of_length = pl.DataFrame({"length": values.astype(np.int64),
+                                          "length_games": frequency.astype(np.int64)})
+                leader.append(table.join(totals, on=["length", "step"])
+                              .join(of_length, on="length")
+                              .drop("expected_win_rate_low", "expected_win_rate_high")
+                              .sort(["length", "step"]))
 
         deficit = halfway_deficits(trace, lengths)
         bins = deficit_bin(deficit).ravel()
         by_seat = pl.DataFrame({"cluster": np.repeat(deals, players), "bin": bins,
                                 "count": np.ones(bins.size), "win": wins.ravel(),
-                                "deficit": deficit.ravel()})
-        units = (by_seat.group_by(["bin", "cluster"])
-                 .agg(pl.col("count").sum(), pl.col("win").sum(), pl.col("deficit").sum())
-                 .with_columns(**{k: pl.lit(v) for k, v in key.items()}))
-        table = _intervals(units, [*PANEL, "bin"], "count", {"win_rate": "win",
-                                                             "mean_deficit": "deficit"})
+                                "expected": expected.ravel(), "deficit": deficit.ravel()})
+        units = _cell_sums(by_seat, ["bin", "cluster"], ["count", "win", "expected", "deficit"],
+                           key)
+        table = _intervals(units, [*PANEL, "bin"], "count",
+                           {"win_rate": "win", "expected_win_rate": "expected",
+                            "mean_deficit": "deficit"}, ("win_rate",))
         sizes = units.group_by("bin").agg(player_games=pl.col("count").sum().cast(pl.Int64))
         comeback.append(table.join(sizes, on="bin").with_columns(
-            _clipped("win_rate"), deficit=pl.col("bin").replace_strict(
+            deficit=pl.col("bin").replace_strict(
                 {k: label for k, (_, _, label) in enumerate(DEFICIT_BINS)},
                 return_dtype=pl.String)).sort("bin"))
 
-        shown = np.minimum(counts, MAX_CHANGES_SHOWN)
-        values, frequency = np.unique(shown, return_counts=True)
-        changes.append(pl.DataFrame({**{k: [v] * values.size for k, v in key.items()},
-                                     "lead_changes": values.astype(np.int64),
-                                     "games": frequency.astype(np.int64),
-                                     "share": frequency / games}))
-        if single.any():
-            steps_all = np.arange(1, steps + 1)
-            share = (decisive[single][None, :] <= steps_all[:, None]).mean(axis=1)
-            decided.append(pl.DataFrame({**{k: [v] * steps for k, v in key.items()},
-                                         "step": steps_all, "share_decided": share}))
-    return {"summary": pl.DataFrame(summary) if summary else pl.DataFrame(),
-            "leader": pl.concat(leader, how="diagonal") if leader else pl.DataFrame(),
-            "comeback": pl.concat(comeback, how="diagonal") if comeback else pl.DataFrame(),
-            "changes": pl.concat(changes) if changes else pl.DataFrame(),
-            "decided": pl.concat(decided) if decided else pl.DataFrame()}
+        capped = np.minimum(counts, MAX_CHANGES_SHOWN)
+        change_values, change_frequency = np.unique(capped, return_counts=True)
+        changes.append(pl.DataFrame({**{k: [v] * change_values.size for k, v in key.items()},
+                                     "lead_changes": change_values.astype(np.int64),
+                                     "games": change_frequency.astype(np.int64),
+                                     "share": change_frequency / games}))
+        for length in sorted(shown):
+            chosen = single & (lengths == length)
+            if not chosen.any() or length < 2:
+                continue
+            steps_before = np.arange(1, length)
+            share = (decisive[chosen][None, :] <= steps_before[:, None]).mean(axis=1)
+            decided.append(pl.DataFrame({
+                **{k: [v] * steps_before.size for k, v in key.items()},
+                "length": np.full(steps_before.size, length, dtype=np.int64),
+                "games": np.full(steps_before.size, int(chosen.sum()), dtype=np.int64),
+                "step": steps_before.astype(np.int64), "share_decided": share}))
 
+    def joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat(parts, how="diagonal") if parts else pl.DataFrame()
+
+    return {"summary": pl.DataFrame(summary) if summary else pl.DataFrame(),
+            "lengths": joined(lengths_table), "leader": joined(leader),
+            "comeback": joined(comeback), "changes": joined(changes),
+            "decided": joined(decided)}
 
 def game_lengths(batch, column: str) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Game length in turns per player: (per (players, rules): games, mean with a

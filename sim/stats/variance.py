@@ -101,9 +101,12 @@ BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
 
 
-def _pooled_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: float) -> dict:
-    """Per (players, rules): the percentile interval of the pooled ICC over deals resampled with
-    replacement (weights drawn once per resample; the sums of squares are linear in them)."""
+def _icc_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: float) -> dict:
+    """Per (players, rules, seat) and per (players, rules, None) pooled over the seats: the
+    percentile interval of the ICC over deals resampled with replacement (weights drawn once
+    per resample; the sums of squares are linear in them; the seats of a deal are drawn
+    together). Each resample's ICC is truncated at 0, as the estimate is: a share of variance
+    is never negative, so the interval stays inside [0, 1]."""
     strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
                   .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
                   .collect())
@@ -131,7 +134,7 @@ def _pooled_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: fl
         counts = strategies.filter((pl.col("players") == players) & (pl.col("rules") == rules))
         per_seat_strategies = (counts.sort("seat")["strategies"].to_numpy()
                                .astype(float)[None, :])
-        estimates = []
+        estimates, seat_estimates = [], []
         chunk = max(1, min(BOOTSTRAP_RESAMPLES, 20_000_000 // deals.size))
         for start in range(0, BOOTSTRAP_RESAMPLES, chunk):
             size = min(chunk, BOOTSTRAP_RESAMPLES - start)
@@ -140,27 +143,39 @@ def _pooled_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: fl
             grand, observations, between_raw, squares, n_squared = (
                 weights @ part for part in stacked)  # each (resamples, seats)
             groups = (weights[:, :, None] * (n[None, :, :] > 0)).sum(axis=1)
-            ss_between = (between_raw - grand ** 2 / observations).sum(axis=1)
-            ss_within = (squares - between_raw).sum(axis=1)
-            df_between = (groups - per_seat_strategies).sum(axis=1)
-            df_within = (observations - groups).sum(axis=1)
-            n0 = ((observations - n_squared / observations).sum(axis=1)
-                  / (groups - 1.0).sum(axis=1))
-            ms_between, ms_within = ss_between / df_between, ss_within / df_within
-            estimates.append((ms_between - ms_within) / (ms_between + (n0 - 1.0) * ms_within))
-        values = np.concatenate(estimates)
-        intervals[(int(players), rules)] = (float(np.quantile(values, alpha / 2.0)),
-                                            float(np.quantile(values, 1.0 - alpha / 2.0)))
+            # Per seat (resamples, seats), then pooled over the seats (summed sums of squares).
+            ss_between = between_raw - grand ** 2 / observations
+            ss_within = squares - between_raw
+            df_between = groups - per_seat_strategies
+            df_within = observations - groups
+            n0_times_df = observations - n_squared / observations
+            with np.errstate(invalid="ignore", divide="ignore"):
+                seat_estimates.append(_icc(ss_between, df_between, ss_within, df_within,
+                                           n0_times_df / (groups - 1.0)))
+                estimates.append(_icc(ss_between.sum(axis=1), df_between.sum(axis=1),
+                                      ss_within.sum(axis=1), df_within.sum(axis=1),
+                                      n0_times_df.sum(axis=1) / (groups - 1.0).sum(axis=1)))
+        key = (int(players), rules)
+        values = np.maximum(np.concatenate(estimates), 0.0)
+        intervals[(*key, None)] = (float(np.quantile(values, alpha / 2.0)),
+                                   float(np.quantile(values, 1.0 - alpha / 2.0)))
+        per_seat = np.maximum(np.concatenate(seat_estimates), 0.0)
+        for k, seat in enumerate(seats):
+            intervals[(*key, int(seat))] = (float(np.quantile(per_seat[:, k], alpha / 2.0)),
+                                            float(np.quantile(per_seat[:, k],
+                                                              1.0 - alpha / 2.0)))
     return intervals
 
 
-def _decompose(sums: pl.DataFrame, level: list[str], confidence: float) -> list[dict]:
-    """ANOVA per group of ``level``, pooling the sums of squares of the cells inside it.
+def _icc(ss_between, df_between, ss_within, df_within, n0):
+    """ICC(1) = (MSB - MSW) / (MSB + (n0 - 1) MSW) of the one-way model, elementwise."""
+    ms_between, ms_within = ss_between / df_between, ss_within / df_within
+    return (ms_between - ms_within) / (ms_between + (n0 - 1.0) * ms_within)
 
-    A pooled estimate's interval uses the average cell's degrees of freedom: the seats of one
-    deal share its tiles, so their groups are not independent and counting
-    every cell's degrees of freedom would make the interval too narrow.
-    """
+
+def _decompose(sums: pl.DataFrame, level: list[str], confidence: float) -> list[dict]:
+    """ANOVA per group of ``level``, pooling the sums of squares of the cells inside it. The
+    F-based ICC interval it computes is replaced by the deal bootstrap (``deal_variance``)."""
     results = []
     for keys, cells in sums.group_by(level, maintain_order=True):
         cells = cells.filter(pl.col("df_within") > 0)
@@ -184,7 +199,9 @@ def _decompose(sums: pl.DataFrame, level: list[str], confidence: float) -> list[
             "between_deal_variance": fit.between,
             "within_deal_variance": fit.within,
             "between_share": max(fit.between, 0.0) / total if total > 0 else float("nan"),
-            "icc": fit.icc, "icc_low": fit.icc_low, "icc_high": fit.icc_high,
+            # The ANOVA estimate truncated at 0 (it is negative when replays of a deal differ
+            # more than deals do, by chance): a share of variance is never negative.
+            "icc": max(fit.icc, 0.0), "icc_low": fit.icc_low, "icc_high": fit.icc_high,
         })
     return results
 
@@ -194,23 +211,26 @@ def deal_variance(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
 
     Model, per (players, rules, seat): score = mu_strategy + a_deal + e, a_deal ~ (0, sb^2),
     e ~ (0, sw^2); ICC = sb^2 / (sb^2 + sw^2) is the share of a seat's score variance that the
-    deal decides (the rest is the players' own random choices). One row per seat and one pooled
-    over seats (``seat`` null, seat means removed). Empty when no deal is replayed.
+    deal decides once the strategy is fixed (the rest varies between replays of the same deal:
+    the strategies' random choices and tie-breaks). One row per seat and one pooled over seats
+    (``seat`` null, seat means removed): the report's one deal share. Empty when no deal is
+    replayed. The estimate is truncated at 0.
 
-    Intervals: per seat, the F-based interval of the one-way model (exact for equal replicates
-    per deal); pooled over seats, a percentile bootstrap over deals (the seats of a deal are
-    correlated, so no F distribution applies), 1,000 resamples with a fixed seed.
+    Intervals: a percentile bootstrap over deals of the truncated estimate, 1,000 resamples
+    with a fixed seed, for every row (the seats of a deal are drawn together, so the pooled
+    row counts their correlation); they stay inside [0, 1]. (The F-based interval of the
+    one-way model reaches below 0 when the deal matters little, e.g. -3.4% to 14.4%.)
     """
     per_deal = _per_deal_sums(rows)
     if per_deal.is_empty() or float(per_deal["n"].max()) < 2:
         return pl.DataFrame()
     sums = _cell_sums(per_deal, rows)
-    pooled = _decompose(sums, PANEL, confidence)
-    intervals = _pooled_bootstrap(per_deal, rows, confidence)
-    for record in pooled:
+    intervals = _icc_bootstrap(per_deal, rows, confidence)
+    records = _decompose(sums, CELL, confidence) + _decompose(sums, PANEL, confidence)
+    for record in records:
         record["icc_low"], record["icc_high"] = intervals.get(
-            (record["players"], record["rules"]), (float("nan"), float("nan")))
-    records = _decompose(sums, CELL, confidence) + pooled
+            (record["players"], record["rules"], record.get("seat")),
+            (float("nan"), float("nan")))
     if not records:
         return pl.DataFrame()
     return pl.DataFrame(records).with_columns(pl.col("seat").cast(pl.Int64)).select(

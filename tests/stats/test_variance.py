@@ -33,7 +33,6 @@ def test_icc_of_point_three_is_recovered_inside_its_interval(write_batch):
     assert per_seat.height == 4
     assert per_seat.select(((pl.col("icc_low") < 0.3) & (pl.col("icc_high") > 0.3)).sum()
                            ).item() >= 3
-    # The pooled interval uses one seat's degrees of freedom: as wide as a seat's.
     seat_width = (per_seat["icc_high"] - per_seat["icc_low"]).mean()
     # The pooled interval (deal bootstrap over every seat) is narrower than one seat's.
     assert pooled["icc_high"] - pooled["icc_low"] < seat_width
@@ -122,3 +121,92 @@ def test_lineup_rotated_over_replays_still_gives_the_icc(write_batch):
         pl.col("seat").is_null()).row(0, named=True)
     assert pooled["games_per_deal"] == pytest.approx(2.0)
     assert pooled["icc_low"] < 0.3 < pooled["icc_high"]
+
+
+# --- shares inside [0, 1], and what the report says about them ----------------------------
+
+# No seat effect and a tiny deal effect: the shares that are near 0 must not get negative bounds.
+NEAR_ZERO = SyntheticDesign(name="near-zero", deals=120, replicates=3, games_per_shard=360,
+                            lineup=("a", "b", "c", "d"), rotate_lineup=True,
+                            strategy_points={"a": 4.0, "b": 1.0}, deal_sd=0.3, seed=5)
+
+
+def test_icc_intervals_stay_inside_zero_and_one_when_the_deal_barely_matters(write_batch):
+    from sim.stats.intervals import one_way_random_effects
+    from sim.stats.variance import _cell_sums, _per_deal_sums
+
+    rows = _rows(write_batch, NEAR_ZERO)
+    table = deal_variance(rows)
+    assert table.height == 5  # four seats and the pooled row
+    assert (table["icc"] >= 0).all()
+    assert (table["icc_low"] >= 0).all() and (table["icc_high"] <= 1).all()
+    assert (table["icc_low"] <= table["icc"]).all() and (table["icc"] <= table["icc_high"]).all()
+    assert (table["icc_high"] > table["icc_low"]).all()  # never a zero-width interval
+    assert (table["icc_low"] == 0).any()
+    # The F-based interval these data used to get reaches below 0 for some seat.
+    sums = _cell_sums(_per_deal_sums(rows), rows).row(0, named=True)
+    fit = one_way_random_effects(sums["ss_between"], sums["df_between"], sums["ss_within"],
+                                 sums["df_within"],
+                                 sums["n0_times_df"] / (sums["groups"] - 1))
+    assert fit.icc_low < 0
+
+
+def test_variance_split_shares_stay_inside_zero_and_one_near_zero(write_batch):
+    from sim.stats.skill import read_skill_rows, variance_split
+
+    rows = read_skill_rows(_rows(write_batch, NEAR_ZERO))
+    split = variance_split(rows)
+    assert set(split["field"]) == {"this field", "strongest"}
+    assert (split["share_low"] >= 0).all() and (split["share_high"] <= 1).all()
+    assert ((split["share_low"] <= split["share"]) & (split["share"] <= split["share_high"])).all()
+    seat = split.filter((pl.col("field") == "this field") & (pl.col("component") == "seat"))
+    assert seat["share"][0] < 0.02 and seat["share_low"][0] >= 0
+    strongest = split.filter(pl.col("field") == "strongest")
+    assert set(strongest["field_strategy"]) == {"a"}
+    assert set(strongest["component"]) == {"seat", "deal", "rest"}
+    for field, part in split.group_by("field"):
+        assert abs(part["share"].sum() - 1.0) < 1e-9 or part["share"].sum() <= 1.0, field
+
+
+def _analysis(write_batch):
+    from types import SimpleNamespace
+
+    from sim.stats.skill import ladder, read_skill_rows, variance_split
+
+    lazy = _rows(write_batch, NEAR_ZERO)
+    skill_rows = read_skill_rows(lazy)
+    return SimpleNamespace(deal_variance=deal_variance(lazy), variance_split=variance_split(
+        skill_rows), ladder=ladder(skill_rows), tile_impact=None, light_tiles=None,
+        light_fit=None)
+
+
+def test_the_deal_share_and_the_split_say_what_they_are(write_batch):
+    from sim.report.build import _tile_set_blocks
+    from sim.report.document import Paragraph, Table
+    from sim.report.findings import deal_finding, skill_finding
+    from sim.report.skill import skill_blocks
+
+    analysis = _analysis(write_batch)
+    deal = deal_finding(analysis, 4, "")
+    assert "with the strategy and the seat fixed" in deal
+    assert ("the rest varies between replays of the same deal (the strategies' random "
+            "choices and tie-breaks)") in deal
+    assert "own choices" not in deal
+    skill = skill_finding(analysis, 4, "")
+    assert skill.startswith("Skill, for this field of players:")
+    assert "the deal" not in skill  # one deal share: the deal finding's
+    assert "by rank (the game's tie-break)" in skill
+    text = " ".join(block.text for block in _tile_set_blocks(analysis, {})
+                    if isinstance(block, Paragraph))
+    assert "percentile bootstrap over deals" in text and "conservative" not in text
+    assert "the report's one deal share" in text
+    blocks = skill_blocks(analysis, {})
+    words = " ".join(block.text for block in blocks if isinstance(block, Paragraph))
+    assert "for this field of players" in words
+    assert "Over a's own" in words and "needs a batch of its own" in words
+    assert "judged on win rates" in words
+    assert "the deal (of the whole variance, strategy differences included)" in words
+    assert "The report's deal share is the one in" in words
+    split_table = [b for b in blocks if isinstance(b, Table)][-1]
+    assert any(row[2] == "a's own (the strongest)" for row in split_table.rows)
+    assert all("-" not in row[-1].split("(")[1] for row in split_table.rows)  # no negative bound
