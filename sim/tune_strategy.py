@@ -18,6 +18,25 @@ How noise is handled:
 - **A final head-to-head** of the tuned values against the starting values (with the field, if
   any), a tournament on a third set of fresh deals, so its intervals owe nothing to the choice.
 
+**A gain shown, or none.** ``tuned.toml`` is written only when the chosen trial's gain over the
+start on the re-evaluation's fresh deals is shown: the lower end of its simultaneous 95%
+interval is above 0 (and, with a guard, the chosen share meets the guard's minimum there, as
+``guard_by`` judges it). Otherwise nothing named ``tuned.toml`` is written: the best
+re-evaluated trial's values go to ``candidate.toml``, whose first line says no gain was shown,
+so the work is kept and nobody mistakes it for a result; the report and the file's ``[tuning]``
+table say which (``gain_shown``).
+
+Picking the best, and what corrects for it: the candidates re-evaluated were picked on the
+tuning's deals, which the re-evaluation does not reuse; there the chosen trial is again the
+best of several, on the same deals its gain is measured on, so its point estimate is biased
+upwards (the largest of several noisy gains), but its interval is one of a simultaneous
+(max-|t|) family over every re-evaluated candidate, and all of them hold together with 95%
+probability, whichever is picked: that interval, not the point estimate, decides whether a gain
+is shown. The final head-to-head plays a third set of deals, so its numbers owe nothing to the
+choice either. Not corrected for: the re-evaluation's candidates are the best ``reevaluate``
+trials by their biased tuning values, so a trial outside them that is better is missed (a
+question of power, not of validity).
+
 The objective (what a trial's value is), in the games of the candidate against the field:
 
 - ``head-to-head``: how often a seat of the candidate outscores a seat of the field in the same
@@ -89,6 +108,8 @@ STUDY_FILE = "study.sqlite3"
 REEVALUATION_FILE = "reevaluation.json"
 FINAL_FILE = "final.json"
 PARAMETERS_FILE = "tuned.toml"
+# The best trial's values when no gain was shown on fresh deals (never named like a result).
+CANDIDATE_FILE = "candidate.toml"
 REPORT_FILE = "report.md"
 CURVE_FILE = "progress.png"
 _STUDY_NAME = "tune-strategy"
@@ -215,6 +236,77 @@ class TuneResult:
     def best_trial(self) -> int:
         """The trial whose values were chosen."""
         return next(row["trial"] for row in self.reevaluated if row["chosen"])
+
+    @property
+    def chosen_row(self) -> dict[str, Any]:
+        """The re-evaluation's row of the chosen values (the start's when it stood)."""
+        return next(row for row in self.reevaluated if row["chosen"])
+
+    @property
+    def gain_shown(self) -> bool:
+        """Whether the chosen values are shown to gain over the start on fresh deals
+        (``gain_shown``): only then is ``tuned.toml`` written."""
+        return gain_shown(self.settings, self.chosen_row)
+
+    @property
+    def kept_row(self) -> dict[str, Any] | None:
+        """The row whose values are written: the chosen one when its gain is shown, else the
+        best re-evaluated trial (``candidate_row``), None when no trial differs from the
+        start."""
+        if self.gain_shown:
+            return self.chosen_row
+        return candidate_row(self.reevaluated)
+
+
+def gain_shown(settings: TuneSettings, row: dict[str, Any]) -> bool:
+    """Whether a re-evaluated candidate is shown to gain over the start on fresh deals: a trial
+    (not the start itself) whose gain's simultaneous 95% interval lies wholly above 0 and, with
+    a guard, whose share against the rival meets the minimum there (``meets_guard``)."""
+    if row["trial"] is None:
+        return False
+    low = row["gain_low"]
+    if low is None or math.isnan(low) or low <= 0.0:
+        return False
+    return not settings.guard or bool(row["meets_guard"])
+
+
+def candidate_row(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The trial kept when no gain is shown: the chosen one when it is a trial, else the
+    re-evaluated trial best on fresh deals (the earlier on a tie); None when no trial was
+    re-evaluated (every trial had the starting values)."""
+    trials = [row for row in rows if row["trial"] is not None]
+    chosen = [row for row in trials if row["chosen"]]
+    if chosen:
+        return chosen[0]
+    if not trials:
+        return None
+    return max(trials, key=lambda row: (row["value"], -trials.index(row)))
+
+
+def gain_text(settings: TuneSettings, row: dict[str, Any]) -> str:
+    """A candidate's gain over the start on fresh deals with its simultaneous 95% interval and,
+    when that is what falls short, its share against the guard's rival."""
+    text = (f"{row['gain']:+.4g} ({row['gain_low']:+.4g} to {row['gain_high']:+.4g}, "
+            f"simultaneous 95% CI) in {settings.objective}")
+    if settings.guard and row["gain_low"] > 0.0 and not row["meets_guard"]:
+        text += (f", but {_share(row['guard_share'])} ({_share(row['guard_low'])} to "
+                 f"{_share(row['guard_high'])}) against {settings.guard} does not meet the "
+                 f"{100 * settings.guard_share:.4g}% minimum (judged by "
+                 f"{guard_judgement_text(settings)})")
+    return text
+
+
+def outcome_text(result: TuneResult) -> str:
+    """One line: the gain shown on fresh deals, or that none is, with the candidate's gain and
+    ``tuned.toml not written``."""
+    row = result.kept_row
+    if row is None:
+        return (f"no gain shown on fresh deals: no trial differs from the start; "
+                f"{PARAMETERS_FILE} not written")
+    if result.gain_shown:
+        return f"gain shown on fresh deals: {gain_text(result.settings, row)}"
+    return (f"no gain shown on fresh deals: {gain_text(result.settings, row)}; "
+            f"{PARAMETERS_FILE} not written")
 
 
 def derived_seed(seed: int, stream: int) -> int:
@@ -867,6 +959,32 @@ def _share(value: float) -> str:
     return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
+def result_lines(result: TuneResult) -> list[str]:
+    """The report's result: the gain shown (and the file holding the values), or that none
+    is, why, and where the best trial's values were kept instead."""
+    s = result.settings
+    kept = result.kept_row
+    rule = ("A gain is shown when the chosen trial's gain over the start on the "
+            "re-evaluation's fresh deals has the lower end of its simultaneous 95% interval "
+            "above 0" + (f", and its share against `{s.guard}` meets the guard's minimum "
+                         f"there" if s.guard else "") + f"; only then is `{PARAMETERS_FILE}` "
+            "written. The interval is simultaneous over every re-evaluated candidate, so it "
+            "holds for the one picked as the best of them; its point estimate, the best of "
+            "several, is biased upwards.")
+    if result.gain_shown:
+        head = (f"**Gain shown** on fresh deals: {kept['label']}, {gain_text(s, kept)}. The "
+                f"values are in `{PARAMETERS_FILE}`.")
+    elif kept is None:
+        head = ("**No gain shown** on fresh deals: no trial differs from the start; no "
+                "parameters file was written.")
+    else:
+        head = (f"**No gain shown** on fresh deals: {kept['label']}, the best re-evaluated "
+                f"trial, {gain_text(s, kept)}; `{PARAMETERS_FILE}` was not written. Its values "
+                f"are kept in `{CANDIDATE_FILE}`, marked as not shown to gain; the starting "
+                f"values stay the ones to use.")
+    return [head, "", rule]
+
+
 def report_markdown(result: TuneResult) -> str:
     """The short report: what was tuned and how, the values found, the re-evaluation, the
     final head-to-head, the progress curve."""
@@ -900,21 +1018,27 @@ def report_markdown(result: TuneResult) -> str:
         f"{derived_seed(s.seed, _REEVALUATION_STREAM)}); gains with simultaneous 95% intervals "
         f"(cluster-robust by deal, max-|t| over the candidates).",
         f"- Took {result.seconds:,.0f} s in this session.", "",
+        "## Result", "", *result_lines(result), "",
         "## Parameters", "",
-        "| parameter | start | tuned | searched range | what it does |",
-        "| --- | --- | --- | --- | --- |",
     ]
+    kept = result.kept_row
+    shown_values = result.best_values if kept is None else kept["values"]
+    column = "tuned" if result.gain_shown else (
+        "best trial (no gain shown)" if kept is not None else "chosen")
+    lines += [f"| parameter | start | {column} | searched range | what it does |",
+              "| --- | --- | --- | --- | --- |"]
     for parameter in info.parameters:
         searched = parameter.name in s.tuned
         low, high = parameter.search_range()
         scale = " (log)" if parameter.log else ""
         lines.append(f"| `{parameter.name}` | {_format(s.start[parameter.name])} | "
-                     f"{_format(result.best_values[parameter.name])} | "
+                     f"{_format(shown_values[parameter.name])} | "
                      f"{f'{_format(low)} .. {_format(high)}{scale}' if searched else 'fixed'} "
                      f"| {parameter.help} |")
-    lines += ["", f"Use them with `--strategy {s.strategy}@{result.out / PARAMETERS_FILE}` (or "
-                  f"copy `{PARAMETERS_FILE}` anywhere).", "",
-              "## Re-evaluation on fresh deals", ""]
+    if result.gain_shown:
+        lines += ["", f"Use them with `--strategy {s.strategy}@{result.out / PARAMETERS_FILE}` "
+                      f"(or copy `{PARAMETERS_FILE}` anywhere)."]
+    lines += ["", "## Re-evaluation on fresh deals", ""]
     guard_header = f" against `{s.guard}` (95% CI) |" if s.guard else ""
     lines += ["| candidate | value in tuning | value on fresh deals (95% CI) | gain over start "
               f"(simultaneous 95% CI) |{guard_header} chosen |",
@@ -925,8 +1049,11 @@ def report_markdown(result: TuneResult) -> str:
         guard = (f" {_share(row['guard_share'])} ({_share(row['guard_low'])} to "
                  f"{_share(row['guard_high'])}){'' if row['meets_guard'] else ', below'} |"
                  if s.guard else "")
-        lines.append(f"| {row['label']} | {_format(row['tuning_value'])} | "
-                     f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g}) | {gain} |"
+        # The start against itself head to head is 0.5 in every deal: no interval to give.
+        fresh = (f"{row['value']:.4g} (no interval: the same in every deal)"
+                 if row["low"] == row["high"] else
+                 f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g})")
+        lines.append(f"| {row['label']} | {_format(row['tuning_value'])} | {fresh} | {gain} |"
                      f"{guard} {'yes' if row['chosen'] else ''} |")
     if s.guard:
         lines += ["", "Values in tuning are after the guard's penalty; values and gains on "
@@ -939,6 +1066,9 @@ def report_markdown(result: TuneResult) -> str:
         lines.append("The starting values were best on fresh deals: nothing was tuned.")
     else:
         final = result.final
+        if not result.gain_shown:
+            lines += [f"No gain was shown on fresh deals: 'tuned' below is the chosen trial "
+                      f"(kept in `{CANDIDATE_FILE}`), not values to use.", ""]
         lines += [f"Tuned against start: {100 * final['head_to_head']:.1f}% ± "
                   f"{100 * final['head_to_head_ci']:.1f}% head to head (95% CI, by deal); mean "
                   f"score {final['score_gain']:+.2f}."]
@@ -994,30 +1124,56 @@ def progress_curve(result: TuneResult) -> bytes:
         return png_bytes(figure)
 
 
+def _finite(value: Any) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
 def write_outputs(result: TuneResult) -> None:
-    """The parameters file, the report and the progress curve, each written atomically."""
+    """The parameters file, the report and the progress curve, each written atomically.
+
+    The parameters go to ``tuned.toml`` only when the gain is shown (``TuneResult.gain_shown``);
+    otherwise the best trial's go to ``candidate.toml``, its first line saying so. A file of
+    the other kind left by an earlier run in the folder (``--resume`` with more trials) is
+    removed, so the folder never holds a ``tuned.toml`` its report does not back."""
     s = result.settings
-    gain_row = next(row for row in result.reevaluated if row["chosen"])
-    tuning = {"game": s.game, "players": s.players,
-              "rules": ", ".join(f"{k}={v}" for k, v in s.rules.items()),
-              "field": ",".join(s.field) or SELF_FIELD, "objective": s.objective,
-              "trials": s.trials, "games_per_trial": games_per_evaluation(s, s.games),
-              "seed": s.seed, "chosen_trial": -1 if gain_row["trial"] is None
-              else gain_row["trial"],
-              "fresh_value": gain_row["value"], "fresh_gain": gain_row["gain"]}
-    if s.guard:
-        tuning.update({"guard": s.guard, "guard_share": s.guard_share, "guard_by": s.guard_by,
-                       "fresh_guard_share": gain_row["guard_share"],
-                       "fresh_guard_low": gain_row["guard_low"]})
-    if result.final is not None:
-        tuning["final_head_to_head"] = result.final["head_to_head"]
-        if result.final.get("guard"):
-            tuning["final_guard_head_to_head"] = result.final["guard"]["tuned"]
-    if s.command:
-        tuning["command"] = s.command
-    comment = (f"{s.strategy}: parameters found by sim tune-strategy (see report.md beside it).\n"
-               f"Use: --strategy {s.strategy}@{PARAMETERS_FILE}")
-    write_text_atomic(result.out / PARAMETERS_FILE,
-                      format_parameters_file(s.strategy, result.best_values, tuning, comment))
+    row = result.kept_row
+    shown = result.gain_shown
+    kept_file = PARAMETERS_FILE if shown else CANDIDATE_FILE
+    for name in (PARAMETERS_FILE, CANDIDATE_FILE):
+        if name != kept_file or row is None:
+            (result.out / name).unlink(missing_ok=True)
+    if row is not None:
+        tuning = {"game": s.game, "players": s.players,
+                  "rules": ", ".join(f"{k}={v}" for k, v in s.rules.items()),
+                  "field": ",".join(s.field) or SELF_FIELD, "objective": s.objective,
+                  "trials": s.trials, "games_per_trial": games_per_evaluation(s, s.games),
+                  "seed": s.seed, "gain_shown": shown, "chosen_trial": -1
+                  if result.chosen_row["trial"] is None else result.chosen_row["trial"],
+                  "trial": row["trial"], "fresh_value": row["value"],
+                  "fresh_gain": row["gain"]}
+        tuning.update({key: row[name] for key, name in (("fresh_gain_low", "gain_low"),
+                                                        ("fresh_gain_high", "gain_high"))
+                       if _finite(row[name])})
+        if s.guard:
+            tuning.update({"guard": s.guard, "guard_share": s.guard_share,
+                           "guard_by": s.guard_by, "meets_guard": bool(row["meets_guard"])})
+            tuning.update({key: row[name] for key, name in
+                           (("fresh_guard_share", "guard_share"),
+                            ("fresh_guard_low", "guard_low")) if _finite(row[name])})
+        if result.final is not None and row["chosen"]:
+            tuning["final_head_to_head"] = result.final["head_to_head"]
+            if result.final.get("guard"):
+                tuning["final_guard_head_to_head"] = result.final["guard"]["tuned"]
+        if s.command:
+            tuning["command"] = s.command
+        if shown:
+            comment = (f"{s.strategy}: parameters found by sim tune-strategy (see report.md "
+                       f"beside it).\nUse: --strategy {s.strategy}@{PARAMETERS_FILE}")
+        else:
+            # The first line says what the file is not, before anything else is read.
+            comment = (f"{outcome_text(result)}.\nNot tuned values: trial {row['trial']}, the "
+                       f"best re-evaluated one, kept so the work is not lost (see report.md).")
+        write_text_atomic(result.out / kept_file,
+                          format_parameters_file(s.strategy, row["values"], tuning, comment))
     write_bytes_atomic(result.out / CURVE_FILE, progress_curve(result))
     write_text_atomic(result.out / REPORT_FILE, report_markdown(result))

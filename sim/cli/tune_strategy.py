@@ -114,17 +114,22 @@ def tune_strategy(
     numbers), or with itself in every seat (--objective self-play), and, with --guard, against
     a rival it must keep beating; the best trials are re-evaluated on fresh deals, and the
     chosen values meet the starting values (and the rival) head to head on a third set of
-    deals. Writes OUT/tuned.toml (use it as
-    --strategy NAME@OUT/tuned.toml in any command), OUT/report.md and OUT/progress.png; the
-    optimiser's state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and
-    --resume OUT goes on with the same trials."""
+    deals. Writes OUT/tuned.toml (use it as --strategy NAME@OUT/tuned.toml in any command) only
+    when the chosen trial's gain over the start on fresh deals is shown (the lower end of its
+    simultaneous 95% interval above 0, and the --guard minimum met); otherwise it prints 'no
+    gain shown on fresh deals' and keeps the best trial's values in OUT/candidate.toml, marked
+    as such (exit code 0 either way). Also OUT/report.md and OUT/progress.png; the optimiser's
+    state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and --resume OUT
+    goes on with the same trials."""
     # scipy's statistics and optuna load only for this command.
     from sim.tune_strategy import (
+        CANDIDATE_FILE,
         OBJECTIVES,
         PARAMETERS_FILE,
         REPORT_FILE,
         check_output_folder,
         make_settings,
+        outcome_text,
         run_tuning,
     )
 
@@ -173,23 +178,27 @@ def tune_strategy(
         typer.echo(f"interrupted: finished trials are kept; go on with "
                    f"`sim tune-strategy --resume {folder}`", err=True)
         raise typer.Exit(130) from None
-    chosen_row = next(row for row in result.reevaluated if row["chosen"])
+    chosen_row = result.chosen_row
+    kept = result.kept_row
+    shown_values = result.best_values if kept is None else kept["values"]
+    best = "" if kept is None or kept is chosen_row else (
+        f"; best re-evaluated trial: {kept['label']} (values below)")
     typer.echo(f"{result.settings.strategy}: {len(result.trials)} trials; chosen: "
-               f"{chosen_row['label']}")
+               f"{chosen_row['label']}{best}")
     for name in result.settings.tuned:
-        typer.echo(f"  {name} = {result.best_values[name]:.6g} (start "
+        typer.echo(f"  {name} = {shown_values[name]:.6g} (start "
                    f"{result.settings.start[name]:.6g})")
-    if chosen_row["trial"] is not None:
-        typer.echo(f"  gain over start on fresh deals: {chosen_row['gain']:+.4g} "
-                   f"({chosen_row['gain_low']:+.4g} to {chosen_row['gain_high']:+.4g}, "
-                   f"simultaneous 95% CI) in {result.settings.objective}")
-    if result.settings.guard:
+    if result.settings.guard and kept is not None:
         typer.echo(f"  against {result.settings.guard} on fresh deals: "
-                   f"{100 * chosen_row['guard_share']:.1f}% ({100 * chosen_row['guard_low']:.1f}% "
-                   f"to {100 * chosen_row['guard_high']:.1f}%); minimum "
+                   f"{100 * kept['guard_share']:.1f}% ({100 * kept['guard_low']:.1f}% "
+                   f"to {100 * kept['guard_high']:.1f}%); minimum "
                    f"{100 * result.settings.guard_share:.4g}% ({result.settings.guard_by})")
     if result.final is not None:
-        typer.echo(f"  final head-to-head, tuned vs start: "
+        typer.echo(f"  final head-to-head, {chosen_row['label']} vs start: "
                    f"{100 * result.final['head_to_head']:.1f}% ± "
                    f"{100 * result.final['head_to_head_ci']:.1f}% (95% CI)")
-    typer.echo(f"wrote {folder / PARAMETERS_FILE} and {folder / REPORT_FILE}")
+    # A result either way (exit code 0): the gain shown, or one line saying none is.
+    typer.echo(outcome_text(result))
+    written = ([PARAMETERS_FILE] if result.gain_shown else
+               [] if kept is None else [f"{CANDIDATE_FILE} (not shown to gain)"])
+    typer.echo(f"wrote {', '.join(str(folder / name) for name in [*written, REPORT_FILE])}")

@@ -27,7 +27,7 @@ def test_sweep_ends_with_every_metric_per_point(sweep_run):
     header = next(line for line in lines if line.startswith("players"))
     for column in ("trees_per_colour_per_player", "Games", "Stopped", "Mean score (95% CI)",
                    "Win rate greedy (95% CI)", "Win rate random (95% CI)",
-                   "Seat spread (simultaneous 95% CI)", "Seats (±2 pp)",
+                   "Largest seat gap (simultaneous 95% CI)", "Seats (±2 pp)",
                    "Won in a tie (95% CI)"):
         assert column in header
     rows = [line for line in lines if line.startswith(("2 ", "3 "))]
@@ -62,7 +62,7 @@ def test_sweep_report_says_what_was_played_and_links_every_point(sweep_report):
         assert f'href="points/{point.label}/report.html"' in html
         assert f"(points/{point.label}/report.md)" in markdown
     # Two axes: heatmaps, embedded in the page and beside the Markdown.
-    for name in ("score-mean", "win-rate", "seat-spread", "ties"):
+    for name in ("score-mean", "win-rate", "seat-gap", "ties"):
         assert (folder / "figures" / f"{name}.png").read_bytes().startswith(PNG)
     assert html.count("data:image/png;base64,") == 4
     assert "<script" not in html and "http" not in html.replace("http-equiv", "")
@@ -73,10 +73,15 @@ def test_sweep_summary_has_the_grid_in_columns_and_honest_intervals(sweep_report
     assert summary.schema["players"] == pl.Int64
     assert summary.schema["trees_per_colour_per_player"] == pl.Int64
     assert set(summary["point"].to_list()) == {0, 1, 2, 3}
-    spread = summary.filter(pl.col("metric") == "seat_spread")
-    assert spread.height == 4 and (spread["ci_low"] >= 0).all()
+    # the largest seat gap as observed, its two seats named, with that pair's simultaneous
+    # interval: signed (it holds zero when the seats cannot be told apart), within -1 to 1
+    spread = summary.filter(pl.col("metric") == "seat_gap")
+    assert spread.height == 4 and (spread["value"] >= 0).all()
     assert (spread["ci_low"] <= spread["value"]).all() and (spread["value"]
                                                             <= spread["ci_high"]).all()
+    assert (spread["ci_low"] >= -1).all() and (spread["ci_high"] <= 1).all()
+    # (no pair is named when every seat's rate is equal)
+    assert ((spread["seat"] != spread["other_seat"]) | spread["seat"].is_null()).all()
     assert set(spread["verdict"].to_list()) <= {"fair", "unfair", "undecided"}
     shares = summary.filter(pl.col("metric").is_in(["win_rate", "seat_win_rate", "won_in_tie"]))
     assert (shares["ci_low"] >= 0).all() and (shares["ci_high"] <= 1).all()
@@ -109,7 +114,7 @@ def test_sweep_report_is_byte_reproducible_and_refuses_another_report(sweep_run,
     assert first.exit_code == 0, first.output
     second = build_sweep_report(sweep_dir, tmp_path / "two", point_reports=False)
     for name in ("report.html", "report.md", "summary.parquet", "sweep.toml",
-                 "figures/seat-spread.png"):
+                 "figures/seat-gap.png"):
         assert (tmp_path / "one" / name).read_bytes() == (second.html.parent
                                                           / name).read_bytes(), name
     sweep = open_sweep(sweep_dir)
