@@ -38,6 +38,7 @@ from sim.report.unfolding import unfolding_blocks, unfolding_figures, unfolding_
 from sim.stats.analysis import BatchAnalysis, analyse_batch
 from sim.stats.batch import open_batch
 from sim.stats.cards import CARD_MARGIN
+from sim.stats.clustered import MIN_VERDICT_CLUSTERS
 from sim.stats.seats import FAIR_MARGIN
 
 FIGURE_DIR = "figures"
@@ -64,9 +65,10 @@ class ReportResult:
 _number, _count, _with_ci = numbers.number, numbers.count, numbers.with_ci
 
 
-def _percent_ci(value, low, high, digits: int = 1) -> str:
-    return (f"{_number(100 * value, digits)}% ({_number(100 * low, digits)}–"
-            f"{_number(100 * high, digits)}%)")
+def _percent_ci(value, low, high, digits: int = 1,
+                reason: str = numbers.NO_INTERVAL_REASON) -> str:
+    """A proportion with its interval, or "no interval: <reason>" where a bound is missing."""
+    return numbers.percent_ci(value, low, high, digits, reason)
 
 
 def _show_rules(frame: pl.DataFrame) -> bool:
@@ -224,7 +226,21 @@ def _summary_blocks(findings: list[str], game: str) -> list[Block]:
 def _win_rate_cell(row: dict) -> str:
     if row.get("win_rate_fixed"):
         return f"{100 * row['win_rate']:.1f}% (fixed: it plays every seat)"
-    return _percent_ci(row["win_rate"], row["win_rate_low"], row["win_rate_high"])
+    return _percent_ci(row["win_rate"], row["win_rate_low"], row["win_rate_high"],
+                       reason=_no_interval_reason(row))
+
+
+def _tie_rate_cell(row: dict) -> str:
+    return _percent_ci(row["tie_rate"], row.get("tie_rate_low"), row.get("tie_rate_high"),
+                       reason=_no_interval_reason(row))
+
+
+def _no_interval_reason(row: dict) -> str:
+    """Why a table row's proportion has no interval (its cluster count says)."""
+    clusters = row.get("clusters")
+    if clusters is not None and clusters < 2:
+        return f"{clusters} independent unit{'s' if clusters != 1 else ''}"
+    return numbers.NO_INTERVAL_REASON
 
 
 def _distribution_row(row: dict, show_rules: bool, with_seat: bool) -> tuple[str, ...]:
@@ -236,7 +252,7 @@ def _distribution_row(row: dict, show_rules: bool, with_seat: bool) -> tuple[str
               _number(row["sd"]),
               *[str(row[q]) for q in ("q05", "q25", "q50", "q75", "q95")],
               _win_rate_cell(row),
-              f"{100 * row['tie_rate']:.1f}%"]
+              _tie_rate_cell(row)]
     return tuple(cells)
 
 
@@ -244,7 +260,7 @@ def _score_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bl
     table = analysis.distributions
     show_rules = _show_rules(table)
     header = (*_group_header(show_rules), "Strategy", "Player-games", "Mean score (95% CI)", "SD",
-              "5%", "25%", "50%", "75%", "95%", "Win rate (95% CI)", "Won in a tie")
+              "5%", "25%", "50%", "75%", "95%", "Win rate (95% CI)", "Won in a tie (95% CI)")
     pooled = table.filter(pl.col("seat").is_null())
     blocks: list[Block] = [Heading("Scores and win rates by strategy")]
     if "scores" in figures:
@@ -265,19 +281,41 @@ def _score_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bl
     return blocks
 
 
+# What a seat verdict rests on (``sim.stats.seats``: ``method`` and ``design``).
+_SEAT_BASIS = {
+    "balanced": "every combination of strategies in every seat order",
+    "every-order": "every ordered lineup of the pool",
+    "mirror": "the same strategy in every seat",
+    "repeated": "the pool rotates through every seat",
+    None: "one strategy in every seat",
+}
+
+
+def _seat_basis(row: dict) -> str:
+    """The design or model the seat gaps rest on, in words."""
+    if row.get("method") == "lineup model":
+        return ("lineup held fixed by a model with a term for the strategy in each seat "
+                "(for each set of strategies at the table; game fixed effects)")
+    return f"balanced by construction: {_SEAT_BASIS.get(row.get('design'), _SEAT_BASIS[None])}"
+
+
 def _seat_test_text(row: dict) -> str:
     where = f"{row['players']} players" + (f", {row['rules']}" if row["rules"] else "")
     if row["best_seat"] is None:
         return f"{where}: a single seat, nothing to compare."
-    if not row["balanced"]:
-        test = ("test of equal seats and fairness verdict not given: strategies do not sit "
-                "equally often in every seat, so seat and strategy effects are mixed")
+    if row.get("method") is None and row.get("reason"):
+        # Seat and strategy mixed: a gap would describe who sat there, not the seat.
+        return f"{where}: no test of equal seats and no seat verdict: {row['reason']}."
+    if row.get("reason"):
+        test = f"no test of equal seats and no seat verdict: {row['reason']}"
     else:
-        test = (f"Wald test of equal win rates (cluster-robust): F = {row['wald_f']:.2f} on "
-                f"{row['numerator_df']} and {row['denominator_df']:,} degrees of freedom, "
+        test = (f"test of equal win rates (cluster-robust, small-sample F): "
+                f"F = {row['wald_f']:.2f} on {row['numerator_df']} and "
+                f"{row['denominator_df']:,} degrees of freedom, "
                 f"{format_p_value(row['p_value'])}; seats are "
                 f"{verdict_text(row['verdict'], row['fair_margin'])}")
-    return (f"{where}: {test}. Largest win-rate gap: seat {row['best_seat'] + 1} minus seat "
+    return (f"{where} ({_seat_basis(row)}): {test}. Largest win-rate gap: seat "
+            f"{row['best_seat'] + 1} minus seat "
             f"{row['worst_seat'] + 1} = {100 * row['win_gap']:.1f} percentage points "
             f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
             f"{100 * row['win_gap_high']:.1f}; the data rule out a gap above "
@@ -306,7 +344,11 @@ def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                _percent_ci(r["win_rate"], r["win_rate_low"], r["win_rate_high"]),
                f"{100 * r['tie_rate']:.1f}%") for r in seats.iter_rows(named=True))))
     blocks += [Paragraph(_seat_test_text(r)) for r in analysis.seat_tests.iter_rows(named=True)]
-    if not analysis.seat_gaps.is_empty():
+    # Gaps only where seat can be told from strategy (the others' lines say why not).
+    separable = analysis.seat_tests.filter(pl.col("method").is_not_null()).select(
+        "players", "rules")
+    seat_gaps = analysis.seat_gaps.join(separable, on=["players", "rules"], how="semi")
+    if not seat_gaps.is_empty():
         blocks.append(Table(
             (*_group_header(show_rules), "Seat", "Other seat", "Win-rate gap, pp (simultaneous "
              "95% CI)", "Mean-score gap (simultaneous 95% CI)"),
@@ -314,7 +356,7 @@ def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                    _with_ci(100 * r["win_gap"], 100 * r["win_gap_low"], 100 * r["win_gap_high"],
                             1),
                    _with_ci(r["score_gap"], r["score_gap_low"], r["score_gap_high"]))
-                  for r in analysis.seat_gaps.iter_rows(named=True))))
+                  for r in seat_gaps.iter_rows(named=True))))
     blocks += _token_blocks(analysis, figures, panel)
     return blocks
 
@@ -400,7 +442,8 @@ def _category_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
 
 
 def _variance_label(row: dict) -> str:
-    return "all seats" if row["seat"] is None else f"seat {row['seat'] + 1}"
+    """The row's seat; the pooled row is the report's one deal share."""
+    return "all seats (the deal share)" if row["seat"] is None else f"seat {row['seat'] + 1}"
 
 
 def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
@@ -409,10 +452,11 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
         if "variance" in figures:
             blocks.append(Figure("variance", figures["variance"],
                                  "Share of a player's score variance between deals (what the "
-                                 "deal decides) and within a deal (what the play decides)."))
+                                 "deal decides) and within a deal (what varies between "
+                                 "replays: the strategies' random choices and tie-breaks)."))
         blocks.append(Table(
             ("Players", "Seat", "Deals", "Games per deal", "Between-deal variance",
-             "Within-deal variance", "Deal's share: ICC (95% CI)"),
+             "Within-deal variance", "Deal's share of a seat's score variance: ICC (95% CI)"),
             tuple((str(r["players"]), _variance_label(r), _count(r["deals"]),
                    _number(r["games_per_deal"], 1), _number(r["between_deal_variance"]),
                    _number(r["within_deal_variance"]),
@@ -420,11 +464,16 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
                   for r in analysis.deal_variance.iter_rows(named=True))))
         blocks.append(Paragraph(
             "One-way random-effects model per seat: score = strategy's mean + deal effect + "
-            "play. The pooled row adds the seats' sums of squares (seat means removed); its "
-            "interval uses one "
-            "seat's degrees of freedom, because seats share a deal, and is therefore "
-            "conservative. The F-based interval is exact for equal replicates per deal and an "
-            "approximation otherwise (games per deal is then the ANOVA's n0)."))
+            "the rest, which varies between replays of the same deal (the strategies' random "
+            "choices and tie-breaks). The deal's share (ICC) is of a seat's score variance with "
+            "the strategy fixed; the pooled row (all seats) adds the seats' sums of squares "
+            "(seat and strategy means removed) and is the report's one deal share (the skill "
+            "section's split, whose deal share is of the whole variance with strategy "
+            "differences included, refers to it). Every interval is a percentile bootstrap over "
+            "deals (1,000 resamples, fixed seed; the seats of a deal are drawn together, so the "
+            "pooled interval counts their correlation) of the estimate truncated at 0, so it "
+            "stays inside 0-100%. With unequal replicates per deal, games per deal is the "
+            "ANOVA's n0."))
     if analysis.tile_impact is not None:
         if "tiles" in figures:
             blocks.append(Figure("tiles", figures["tiles"],
@@ -496,12 +545,32 @@ def _convergence_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> l
                    else f"{100 * r['half_width_now']:.2f} pp",
                    _count(r["games_played"]), _count(r["games_needed"]))
                   for r in analysis.games_needed.iter_rows(named=True))))
-        unit = "deal" if analysis.batch.is_rows else "shard"
+        unit = analysis.batch.cluster_unit
         blocks.append(Paragraph(
             f"Each {unit} is one independent unit; the interval is the ratio estimator's, so it "
             f"counts any correlation inside a {unit}. Games needed = (1.96 sigma / precision)^2 "
             f"with sigma^2 the variance per game measured on the whole batch."))
+    blocks += [Paragraph(line) for line in _few_units_warnings(analysis)]
     return blocks
+
+
+def _few_units_warnings(analysis: BatchAnalysis) -> list[str]:
+    """One line per panel whose tests and verdicts rest on fewer than MIN_VERDICT_CLUSTERS
+    independent units."""
+    table = analysis.distributions
+    if table.is_empty() or "clusters" not in table.columns:
+        return []
+    # A panel's units: the most any of its strategies was seen in (every deal seats someone).
+    panels = (table.group_by(["players", "rules"]).agg(pl.col("clusters").max())
+              .sort(["players", "rules"]))
+    lines = []
+    for row in panels.iter_rows(named=True):
+        where = f"{row['players']} players" + (f", {row['rules']}" if row["rules"] else "")
+        line = numbers.few_units_warning(where, int(row["clusters"] or 0),
+                                         analysis.batch.cluster_unit, MIN_VERDICT_CLUSTERS)
+        if line is not None:
+            lines.append(line)
+    return lines
 
 
 def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
@@ -530,16 +599,23 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
 def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
     methods = [
         *get_game(analysis.batch.game).report_notes(),
-        "Intervals are 95% and cluster-robust: the independent unit is the deal in the rows "
-        "store (the seats of a game and the replays of a deal are correlated) and the shard in "
-        "the summary store. Means and win rates are ratio means with the sandwich variance "
-        "over units and a t interval on units - 1 degrees of freedom. A win shared by k seats "
-        "counts 1/k. A strategy that plays every seat wins 1/players of the games by "
+        "Intervals are 95% and cluster-robust: the independent unit is the deal (the seats of "
+        "a game and the replays of a deal are correlated), read in the summary store from its "
+        "per-deal sums" + ("; this summary batch predates them, so its units are its shards"
+                           if analysis.batch.cluster_unit == "shard" else "") + ". Means are "
+        "ratio means with the sandwich variance over units and a t interval on units - 1 "
+        "degrees of freedom. Win and tie rates are proportions: Wilson score intervals at the "
+        "effective sample size (the design effect folded in) with t on units - 1 degrees of "
+        "freedom, which stay within 0-100% and are one-sided at 0% or 100%. A win shared by k "
+        "seats counts 1/k. A strategy that plays every seat wins 1/players of the games by "
         "construction: that rate is shown as fixed, without an interval.",
         "Test of equal seats: Wald test of the seats' win rates with their cluster-robust "
-        "covariance (valid with shared wins), F form, run where every seat sees the same mix "
-        "of strategies. Gaps between seats or strategies use simultaneous (max-|t|) 95% "
-        "intervals over all pairs, since the largest gap is picked after looking.",
+        "covariance (valid with shared wins), in the small-sample (Hotelling) F form on "
+        "(q, units - q) degrees of freedom, which holds its level with few units; no test or "
+        f"verdict with fewer than {MIN_VERDICT_CLUSTERS} units. Gaps between seats or "
+        "strategies use simultaneous (max-|t|) 95% intervals over all pairs, with the "
+        "critical value for a covariance estimated from that many units, since the largest "
+        "gap is picked after looking.",
         f"Fairness is an equivalence question: seats are fair only when every seat gap's "
         f"simultaneous interval lies within the stated margin (here "
         f"±{100 * analysis.seat_tests['fair_margin'][0]:g} percentage points), unfair when one "
@@ -554,8 +630,9 @@ def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
             "Needs the rows store: head-to-head results and the deal's share of the variance "
             "(also needs replays of each deal), and the sections particular to the game. "
             "The summary store gives distributions, win rates, the seat tables and convergence "
-            "by shard.")
-    return [Heading("Notes and methods"), Bullets(tuple(analysis.notes + methods))]
+            f"by {analysis.batch.cluster_unit}.")
+    return [Heading("Notes and methods"),
+            Bullets(tuple(_few_units_warnings(analysis) + analysis.notes + methods))]
 
 
 # --- the entry point -----------------------------------------------------------------------------

@@ -34,6 +34,8 @@ from scipy import stats
 
 from sim.games.registry import get_game
 from sim.stats.analysis import BatchAnalysis
+from sim.stats.clustered import MIN_VERDICT_CLUSTERS
+from sim.stats.intervals import proportion_interval
 
 
 def findings_rule(columns: set[str], game=None) -> str:
@@ -78,13 +80,20 @@ def simultaneous_z(comparisons: int, confidence: float = 0.95) -> float:
     return float(stats.norm.ppf(1.0 - (1.0 - confidence) / (2.0 * max(comparisons, 1))))
 
 
-def format_p_value(p_value: float) -> str:
-    """``p = 0.0029``, or ``p < 1e-300`` when the p-value underflows."""
+def format_p_value(p_value: float | None) -> str:
+    """``p = 0.0029``, ``p < 1e-300`` when the p-value underflows, or "no p-value" when there
+    is no test (too few independent units for the number of restrictions)."""
+    if p_value is None or p_value != p_value:
+        return "no p-value (too few independent units for this test)"
     return "p < 1e-300" if p_value < 1e-300 else f"p = {p_value:.2g}"
 
 
-def percent_range(low: float, high: float) -> str:
-    """``26–31%``, with one decimal when the two would otherwise round together."""
+def percent_range(low: float | None, high: float | None) -> str:
+    """``26–31%``, with one decimal when the two would otherwise round together; "no interval"
+    when a bound is missing. The bounds are proportions (callers give intervals that stay
+    within 0-1, e.g. ``sim.stats.intervals.proportion_interval``)."""
+    if low is None or high is None or low != low or high != high:
+        return "no interval"
     digits = 0 if 100 * (high - low) >= 2 else 1
     return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
 
@@ -121,8 +130,13 @@ def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     if tests is None or players < 2:
         return None
     row = tests.row(0, named=True)
-    if not row["balanced"] or row["best_seat"] is None:
+    if row["best_seat"] is None:
         return None
+    if row.get("reason"):
+        return (f"No seat verdict for {_players_text(players, rules)}: {row['reason']}.")
+    basis = ("with the lineup held fixed by a model with a term for the strategy in each seat"
+             if row.get("method") == "lineup model" else
+             "in a design balanced by construction (every seat faces the same strategies)")
     seats = _panel(analysis.seats, players, rules)
     rate = dict(zip(seats["seat"], seats["win_rate"], strict=True))
     gap = 100 * row["win_gap"]
@@ -134,11 +148,12 @@ def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
         return (f"Seat {best} wins {gap:.1f} percentage points (±{half:.1f}) more often than "
                 f"seat {worst}: {100 * rate[row['best_seat']]:.1f}% against "
                 f"{100 * rate[row['worst_seat']]:.1f}% over {where} (test of equal seats: "
-                f"{format_p_value(row['p_value'])}). Seats are {verdict}.")
+                f"{format_p_value(row['p_value'])}; {basis}). Seats are {verdict}.")
     return (f"No seat is detectably favoured over {where}: the largest gap, seat {best} over "
             f"seat {worst}, is {gap:.1f} (±{half:.1f}) percentage points, and the data rule out "
             f"a gap larger than {100 * row['win_gap_bound']:.1f} points between any two seats "
-            f"(test of equal seats: {format_p_value(row['p_value'])}). Seats are {verdict}.")
+            f"(test of equal seats: {format_p_value(row['p_value'])}; {basis}). Seats are "
+            f"{verdict}.")
 
 
 def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
@@ -147,18 +162,21 @@ def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str |
     if matrix is not None:
         pairs = max(matrix.height // 2, 1)
         row = matrix.sort(["ahead_rate", "strategy"], descending=[True, False]).row(0, named=True)
-        single = stats.norm.ppf(0.975)
-        se = max(row["ahead_rate_high"] - row["ahead_rate"],
-                 row["ahead_rate"] - row["ahead_rate_low"]) / single
-        half = 100 * simultaneous_z(pairs) * se
+        # The best record is picked after looking: a Bonferroni level over the pairs, and the
+        # clustered Wilson interval, which stays inside 0-100%.
+        family = 1.0 - 2.0 * float(stats.norm.sf(simultaneous_z(pairs)))
+        low, high = (100 * float(bound) for bound in proportion_interval(
+            row["ahead_rate"], row["ahead_rate_se"], row["ahead_rate_clusters"], row["games"],
+            family))
         rate = 100 * row["ahead_rate"]
         where = f"{row['games']:,} {_players_text(players, rules)}"
-        if rate - half > 50.0:
+        if low > 50.0:
             return (f"{row['strategy']} finishes ahead of {row['opponent']} in {rate:.1f}% "
-                    f"(±{half:.1f}) of their meetings at the same table ({where}).")
-        return (f"Neither strategy is detectably stronger: {row['strategy']} finishes ahead of "
-                f"{row['opponent']} in {rate:.1f}% (±{half:.1f}) of their meetings ({where}); "
-                f"the data rule out a record better than {rate + half:.1f}%.")
+                    f"({low:.1f}–{high:.1f}%, simultaneous over the pairs) of their meetings at "
+                    f"the same table ({where}).")
+        return (f"Neither strategy is shown to be stronger: {row['strategy']} finishes ahead of "
+                f"{row['opponent']} in {rate:.1f}% ({low:.1f}–{high:.1f}%) of their meetings "
+                f"({where}); the data rule out a record better than {high:.1f}%.")
     gaps = _panel(analysis.strategy_gaps, players, rules)
     if gaps is None:
         return None
@@ -185,9 +203,10 @@ def deal_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     low, high = max(row["icc_low"], 0.0), min(row["icc_high"], 1.0)
     digits = 0 if 100 * (high - low) >= 2 else 1
     return (f"The deal decides {100 * max(row['icc'], 0.0):.{digits}f}% (95% CI "
-            f"{percent_range(low, high)}) of the variance of a player's score; the rest comes "
-            f"from the players' own choices ({row['deals']:,} deals, each played "
-            f"{row['games_per_deal']:.3g} times).")
+            f"{percent_range(low, high)}) of the variance of a player's score with the "
+            f"strategy and the seat fixed; the rest varies between replays of the same deal "
+            f"(the strategies' random choices and tie-breaks) ({row['deals']:,} deals, each "
+            f"played {row['games_per_deal']:.3g} times).")
 
 
 def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
@@ -270,9 +289,16 @@ def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
         return None
     score = needed.filter(pl.col("metric") == "mean_score").sort("precision")
     row = score.row(0, named=True)
-    return (f"The mean score is known to ±{row['half_width_now']:.2f} points after "
+    text = (f"The mean score is known to ±{row['half_width_now']:.2f} points after "
             f"{row['games_played']:,} games; ±{row['precision']:g} points would need about "
             f"{row['games_needed']:,} games.")
+    running = _panel(analysis.running, players, rules)
+    units = int(running["units"].max()) if running is not None else 0
+    if units < MIN_VERDICT_CLUSTERS:
+        unit = analysis.batch.cluster_unit
+        text += (f" Both rest on only {units} {unit}{'s' if units != 1 else ''} as independent "
+                 f"units (fewer than {MIN_VERDICT_CLUSTERS}), so they are rough.")
+    return text
 
 
 def _card_noun(analysis: BatchAnalysis, draft: bool) -> str:
@@ -281,55 +307,62 @@ def _card_noun(analysis: BatchAnalysis, draft: bool) -> str:
     return spec.noun if spec is not None else "card"
 
 
-def _card_sentence(row: dict, noun: str, flagged: bool) -> str:
-    gap, low, high = (row["score_vs_average"], row["score_vs_average_low"],
-                      row["score_vs_average_high"])
-    effect_half = max(row["score_effect_high"] - row["score_effect"],
-                      row["score_effect"] - row["score_effect_low"])
-    words = {"strong": "is too strong", "weak": "is too weak"}.get(row["verdict"], "")
-    head = (f"{noun.capitalize()} {row['card']} {words}: it" if flagged
-            else f"{noun.capitalize()} {row['card']}")
-    return (f"{head} adds {row['score_effect']:.1f} points (±{effect_half:.1f}) to its holder, "
-            f"{abs(gap):.1f} (±{max(high - gap, gap - low):.1f}) "
-            f"{'more' if gap >= 0 else 'less'} than the average {noun}")
+def _card_sentence(row: dict, noun: str, flagged: bool, draft: bool = False) -> str:
+    """A card's randomised estimate in words: what holding (keeping) it is worth per card, from
+    what the deal randomises (the opening face-up row; the cards dealt)."""
+    verb, chooser = ("keeping", "keeps") if draft else ("holding", "holds")
+    source = "being dealt it" if draft else "its lying in the opening face-up row"
+    words = {"strong": " is too strong", "weak": " is too weak"}.get(row["verdict"] or "", "")
+    head = (f"{noun.capitalize()} {row['card']}{words}: " if flagged
+            else f"{noun.capitalize()} {row['card']}: ")
+    low, high = row["score_per_card_low"], row["score_per_card_high"]
+    if low is not None and high is not None and float("-inf") < low and high < float("inf"):
+        value = (f"{verb} it is worth {row['score_per_card']:+.1f} points against the average "
+                 f"{noun} (simultaneous 95% interval {low:+.1f} to {high:+.1f})")
+    else:
+        value = (f"no interval for {verb} it (the deal barely changes who {chooser} it: "
+                 f"first-stage F = {row['first_stage_f']:.1f})")
+    itt_half = max(row["score_effect_high"] - row["score_effect"],
+                   row["score_effect"] - row["score_effect_low"])
+    return (head + value + f", estimated through {source} ({row['score_effect']:+.1f} points "
+            f"±{itt_half:.1f} to the player)")
+
+
+def _pooled_panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
+    """The rows of a card table pooled over strategies and seats (the verdict rows)."""
+    effects = _panel(frame, players, rules)
+    if effects is None or "strategy" not in effects.columns:
+        return effects
+    effects = effects.filter(pl.col("strategy").is_null() & pl.col("seat").is_null()
+                             & pl.col("score_per_card").is_not_null())
+    return effects if not effects.is_empty() else None
 
 
 def card_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """A card taken from the offer shown too strong or too weak (the largest gap)."""
-    effects = _panel(analysis.card_effects, players, rules)
-    if effects is None:
-        return None
-    flagged = effects.filter(pl.col("verdict").is_in(["strong", "weak"]))
-    if flagged.is_empty():
-        return None
-    noun = _card_noun(analysis, draft=False)
-    row = flagged.sort(pl.col("score_vs_average").abs(), descending=True).row(0, named=True)
-    others = flagged.height - 1
-    return (_card_sentence(row, noun, True)
-            + f" (simultaneous 95% interval, beyond the ±{row['margin']:g}-point margin)"
-            + (f"; {others} more {noun}{'s are' if others > 1 else ' is'} out of line"
-               if others else "") + ".")
+    """A card taken from the offer shown too strong or too weak (the largest effect per card
+    held), from the opening face-up row the deal lays out."""
+    return _alarm(_pooled_panel(analysis.card_effects, players, rules),
+                  _card_noun(analysis, draft=False), draft=False)
 
 
 def draft_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """A card kept (e.g. a nature spirit) shown too strong or too weak."""
-    effects = _panel(analysis.draft_effects, players, rules)
+    """A card kept (e.g. a nature spirit) shown too strong or too weak, through the deal."""
+    return _alarm(_pooled_panel(analysis.draft_effects, players, rules),
+                  _card_noun(analysis, draft=True), draft=True)
+
+
+def _alarm(effects: pl.DataFrame | None, noun: str, draft: bool) -> str | None:
     if effects is None:
         return None
     flagged = effects.filter(pl.col("verdict").is_in(["strong", "weak"]))
     if flagged.is_empty():
         return None
-    noun = _card_noun(analysis, draft=True)
-    row = flagged.sort(pl.col("score_effect").abs(), descending=True).row(0, named=True)
-    half = max(row["score_effect_high"] - row["score_effect"],
-               row["score_effect"] - row["score_effect_low"])
-    words = "too strong" if row["verdict"] == "strong" else "too weak"
-    return (f"{noun.capitalize()} {row['card']} is {words}: its keeper scores "
-            f"{abs(row['score_effect']):.1f} points (±{half:.1f}) "
-            f"{'more' if row['score_effect'] >= 0 else 'fewer'} than with the average {noun}, "
-            f"against the others at the table with seat and strategy held fixed (simultaneous "
-            f"95% interval, beyond the ±{row['margin']:g}-point margin)"
-            + (f"; {flagged.height - 1} more out of line" if flagged.height > 1 else "") + ".")
+    row = flagged.sort(pl.col("score_per_card").abs(), descending=True).row(0, named=True)
+    others = flagged.height - 1
+    return (_card_sentence(row, noun, True, draft)
+            + f" (beyond the ±{row['margin']:g}-point margin)"
+            + (f"; {others} more {noun}{'s are' if others > 1 else ' is'} out of line"
+               if others else "") + ".")
 
 
 def skill_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
@@ -337,19 +370,30 @@ def skill_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
     split = _panel(analysis.variance_split, players, rules)
     if split is None:
         return None
-    rows = {r["component"]: r for r in split.iter_rows(named=True)}
-    strategy, deal = rows["strategy"], rows["deal"]
-    text = (f"Skill: the strategy accounts for {100 * max(strategy['share'], 0):.1f}% (95% CI "
-            f"{percent_range(max(strategy['share_low'], 0), strategy['share_high'])}) of the "
-            f"variance of a player's score and the deal for {100 * max(deal['share'], 0):.1f}% "
-            f"({percent_range(max(deal['share_low'], 0), deal['share_high'])}), in "
-            f"{_players_text(players, rules)}")
+    field = split.filter(pl.col("field") == "this field")
+    if field.is_empty():
+        return None
+    rows = {r["component"]: r for r in field.iter_rows(named=True)}
+    strategy = rows["strategy"]
+    # The deal's share is left to the deal finding (the ICC): one deal share in the report.
+    text = (f"Skill, for this field of players: the choice of strategy accounts for "
+            f"{100 * strategy['share']:.1f}% (95% CI "
+            f"{percent_range(strategy['share_low'], strategy['share_high'])}) of the "
+            f"variance of a player's score in {_players_text(players, rules)} (these bots, "
+            f"not the game: another field splits differently)")
+    own = {r["component"]: r for r in split.filter(pl.col("field") == "strongest")
+           .iter_rows(named=True)}
+    if own:
+        name = own["rest"]["field_strategy"]
+        text += (f"; over {name}'s own player-games (the strongest, strategy fixed) "
+                 f"{100 * own['rest']['share']:.0f}% of its score's variance varies between "
+                 f"replays of the same deal")
     ladder = _panel(analysis.ladder, players, rules)
     if ladder is not None:
         ladder = ladder.sort("place")
         weakest, strongest = ladder.row(0, named=True), ladder.row(ladder.height - 1, named=True)
-        text += (f"; on the ladder {strongest['strategy']} is rated "
-                 f"{strongest['rating'] - weakest['rating']:.0f} Elo points above "
+        text += (f"; on the ladder by rank (the game's tie-break) {strongest['strategy']} is "
+                 f"rated {strongest['rating'] - weakest['rating']:.0f} Elo points above "
                  f"{weakest['strategy']}")
     return text + "."
 
@@ -365,46 +409,53 @@ def unfolding_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
     step = get_game(analysis.batch.game).trace_step
     rate, low, high = (row["halfway_leader_win_rate"], row["halfway_leader_win_rate_low"],
                        row["halfway_leader_win_rate_high"])
-    return (f"The leader at halfway goes on to win {100 * rate:.1f}% (95% CI "
-            f"{percent_range(low, high)}) of {_players_text(players, rules)}, against "
-            f"{100 / players:.0f}% for a seat with no information; the lead changes "
-            f"{row['lead_changes']:.2f} times per game and the winner takes the lead for good "
-            f"after {step} {row['decisive_step']:.1f} on average (of {row['steps_mean']:.1f}).")
+    gained, gained_low, gained_high = (100 * row["halfway_information"],
+                                       100 * row["halfway_information_low"],
+                                       100 * row["halfway_information_high"])
+    if gained_low != gained_low:  # NaN: a single deal, no interval
+        return None
+    interval = f"95% CI {gained_low:+.1f} to {gained_high:+.1f}"
+    if gained_low > 0 or gained_high < 0:
+        information = (f"the lead goes with {abs(gained):.1f} percentage points "
+                       f"{'more' if gained > 0 else 'fewer'} wins ({interval}) than its "
+                       f"strategy at its seat predicts")
+    else:
+        information = (f"the lead gives no detectable information beyond its strategy at its "
+                       f"seat ({gained:+.1f} percentage points, {interval})")
+    return (f"The leader at halfway (after {step} ceil(L/2) of a game of L {step}s) goes on to "
+            f"win {100 * rate:.1f}% (95% CI {percent_range(low, high)}) of "
+            f"{_players_text(players, rules)}, where the leader's strategy at its seat wins "
+            f"{100 * row['halfway_leader_expected']:.1f}% of its games anyway: {information}; "
+            f"the lead changes {row['lead_changes']:.2f} times per game and the winner takes "
+            f"the lead for good after {step} {row['decisive_step']:.1f} on average (of "
+            f"{row['steps_mean']:.1f}).")
 
 
 def card_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """The strongest and weakest card when none is out of line."""
-    effects = _panel(analysis.card_effects, players, rules)
-    if effects is None:
-        return None
-    noun = _card_noun(analysis, draft=False)
-    ranked = effects.sort(["score_vs_average", "card"], descending=[True, False])
-    margin = ranked["margin"][0]
-    undecided = ranked.filter(pl.col("verdict") == "undecided").height
-    return (f"No {noun} is shown out of line against ±{margin:g} points "
-            f"({undecided} of {ranked.height} undecided): the strongest, "
-            + _card_sentence(ranked.row(0, named=True), noun, False)
-            + "; the weakest, " + _card_sentence(ranked.row(ranked.height - 1, named=True),
-                                                  noun, False) + ".")
+    """The strongest and weakest card per card held when none is out of line."""
+    return _overview(_pooled_panel(analysis.card_effects, players, rules),
+                     _card_noun(analysis, draft=False), draft=False)
 
 
 def draft_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """The strongest and weakest card kept when none is out of line."""
-    effects = _panel(analysis.draft_effects, players, rules)
+    return _overview(_pooled_panel(analysis.draft_effects, players, rules),
+                     _card_noun(analysis, draft=True), draft=True)
+
+
+def _overview(effects: pl.DataFrame | None, noun: str, draft: bool) -> str | None:
     if effects is None:
         return None
-    noun = _card_noun(analysis, draft=True)
-    ranked = effects.sort(["score_effect", "card"], descending=[True, False])
-    top, bottom = ranked.row(0, named=True), ranked.row(ranked.height - 1, named=True)
-
-    def half(row):
-        return max(row["score_effect_high"] - row["score_effect"],
-                   row["score_effect"] - row["score_effect_low"])
-
-    return (f"No {noun} is shown out of line against ±{top['margin']:g} points: the keeper of "
-            f"{noun} {top['card']} scores {top['score_effect']:+.1f} (±{half(top):.1f}) points "
-            f"against the average {noun}, of {noun} {bottom['card']} "
-            f"{bottom['score_effect']:+.1f} (±{half(bottom):.1f}).")
+    ranked = effects.sort(["score_per_card", "card"], descending=[True, False])
+    margin = ranked["margin"][0]
+    if ranked["verdict"].is_null().all():
+        return (f"No verdict on the {noun}s: {ranked['verdict_reason'][0]}.")
+    undecided = ranked.filter(pl.col("verdict") == "undecided").height
+    return (f"No {noun} is shown out of line against ±{margin:g} points "
+            f"({undecided} of {ranked.height} undecided): the strongest, "
+            + _card_sentence(ranked.row(0, named=True), noun, False, draft)
+            + "; the weakest, " + _card_sentence(ranked.row(ranked.height - 1, named=True),
+                                                  noun, False, draft) + ".")
 
 
 QUESTIONS = (seat_finding, card_alarm_finding, draft_alarm_finding, strategy_finding,

@@ -71,7 +71,7 @@ def test_every_plot_draws_a_png(forest_analysis):
 
 def test_findings_follow_the_rule_in_order(forest_analysis):
     findings = choose_findings(forest_analysis, count=8)
-    starts = ["Seat 1 wins", "greedy finishes ahead", "The deal decides", "Skill: the strategy",
+    starts = ["Seat 1 wins", "greedy finishes ahead", "The deal decides", "Skill, for this field",
               "Removing tile 5", "Each extra light tile", "Holding the construction token",
               "The mean score is"]
     assert len(findings) == 8
