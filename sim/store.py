@@ -21,6 +21,10 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import read_user_json, write_bytes_atomic, write_text_atomic
 
+# Win shares are 1/k for a win shared by k seats; scaled by lcm(1..12) they sum exactly as
+# integers, so every reduction of them (the summary store's per-deal sums, every statistic)
+# gives the same bits whatever the order.
+WIN_SCALE = 27720
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 SHARDS_DIR = "shards"
@@ -90,10 +94,6 @@ def deal_sums_frame(rows: pl.DataFrame, rules: dict[str, int]) -> pl.DataFrame:
     player-games, the score sum, the win shares in units of 1 / WIN_SCALE (a win shared by k
     seats is WIN_SCALE / k, exact for k up to 12) and the shared wins. Every cluster-robust
     interval of the summary store is computed from these, with the deal as the cluster."""
-    # Imported here: the statistics module loads scipy, which the command line's start-up
-    # (which imports this module through the runner) must not pay for.
-    from sim.stats.clustered import WIN_SCALE
-
     keys = ["players", "seat", "strategy", *rules, "deal_id"]
     return (
         rows.group_by(keys)

@@ -48,10 +48,9 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from sim.store import WIN_SCALE  # noqa: F401  (the integer unit of a win share, re-exported)
+
 CONFIDENCE = 0.95
-# Win shares are 1/k for a win shared by k seats; scaled by lcm(1..12) they sum exactly as
-# integers, so every reduction of them gives the same bits whatever the order.
-WIN_SCALE = 27720
 # Below this many clusters (deals, or shards of an old summary store) no verdict is given: the
 # covariance of a handful of cluster sums is too noisy for a test or an equivalence call to hold
 # its stated level, so a report says so in one line instead.
