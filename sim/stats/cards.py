@@ -70,6 +70,7 @@ from sim.stats.clustered import (
     simultaneous_critical,
     t_critical,
 )
+from sim.stats.intervals import proportion_interval
 from sim.stats.units import win_units
 
 PANEL = ["players", "rules"]
@@ -142,6 +143,21 @@ def read_card_rows(batch: Batch, cards: CardColumns | None,
                               pl.col("strategy").cast(pl.String))
 
 
+def _share_intervals(table: pl.DataFrame, shares: dict[str, str]) -> pl.DataFrame:
+    """Replace the t intervals of the ``shares`` (each mapped to the column counting its
+    observations) by clustered Wilson intervals (``proportion_interval``), which stay inside
+    0-100%; drops the helper columns ``{share}_se`` and ``{share}_clusters``."""
+    columns = []
+    for share, count in shares.items():
+        low, high = proportion_interval(
+            table[share].to_numpy(), table[f"{share}_se"].to_numpy(),
+            table[f"{share}_clusters"].fill_null(0).to_numpy(),
+            table[count].fill_null(0).to_numpy())
+        columns += [pl.Series(f"{share}_low", low), pl.Series(f"{share}_high", high)]
+    return table.with_columns(columns).drop(
+        [f"{share}{end}" for share in shares for end in ("_se", "_clusters")])
+
+
 # --- cards taken from the offer ------------------------------------------------------------------
 
 def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
@@ -187,18 +203,18 @@ def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
               .join(offered.group_by(keys).agg(pl.col("offered").sum()), on=keys, how="full",
                     coalesce=True))
     table = (counts.join(rates.select(*keys, "take_rate", "take_rate_low", "take_rate_high",
+                                      "take_rate_se", "take_rate_clusters",
                                       "take_rate_random"), on=keys, how="left")
              .join(outcomes.select(*keys, "completion_rate", "completion_rate_low",
-                                   "completion_rate_high", "mean_points", "mean_points_low",
+                                   "completion_rate_high", "completion_rate_se",
+                                   "completion_rate_clusters", "mean_points", "mean_points_low",
                                    "mean_points_high", "mean_round"), on=keys, how="left")
              .join(per_piece.select(*keys, "points_per_piece", "points_per_piece_low",
                                     "points_per_piece_high"), on=keys, how="left"))
-    proportions = [f"{name}{end}" for name in ("take_rate", "completion_rate")
-                   for end in ("_low", "_high")]
-    return (table.with_columns(pl.col("taken").fill_null(0), pl.col("offered").fill_null(0),
+    table = table.with_columns(pl.col("taken").fill_null(0), pl.col("offered").fill_null(0),
                                pl.col("card").cast(pl.Int64),
-                               *[pl.col(c).clip(0.0, 1.0) for c in proportions],
                                pl.col("mean_points_low").clip(lower_bound=0.0))
+    return (_share_intervals(table, {"take_rate": "offered", "completion_rate": "taken"})
             .rename({"progress": "pieces"}).sort(keys))
 
 
@@ -588,17 +604,23 @@ def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
     def interval(name: str) -> list[str]:
         return [name, f"{name}_low", f"{name}_high"]
 
-    table = (counts.join(keep_rate.select(*keys, *interval("keep_rate")), on=keys, how="left")
+    def helpers(name: str) -> list[str]:
+        return [f"{name}_se", f"{name}_clusters"]
+
+    keeps = units.group_by(keys).agg(pl.col("keeps").sum())
+    table = (counts.join(keep_rate.select(*keys, *interval("keep_rate"), *helpers("keep_rate")),
+                         on=keys, how="left")
              .join(means.select(*keys, *interval("mean_bonus"), *interval("keeper_score"),
-                                *interval("keeper_win_rate")), on=keys, how="left"))
+                                *interval("keeper_win_rate"), *helpers("keeper_win_rate")),
+                   on=keys, how="left")
+             .join(keeps, on=keys, how="left"))
     if not gaps.is_empty():
         table = table.join(gaps.select(*keys, "others_score", "others_win_rate",
                                        *interval("score_gap"), *interval("win_gap")),
                            on=keys, how="left")
-    proportions = [f"{name}{end}" for name in ("keep_rate", "keeper_win_rate")
-                   for end in ("_low", "_high")]
-    return table.with_columns(*[pl.col(c).clip(0.0, 1.0) for c in proportions],
-                              pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
+    table = _share_intervals(table, {"keep_rate": "dealt", "keeper_win_rate": "keeps"})
+    return table.drop("keeps").with_columns(
+        pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
 
 
 DRAFT_SCHEMA = _effect_schema({"keep_rate": pl.Float64, "keep_rate_low": pl.Float64,
