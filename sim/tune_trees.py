@@ -72,7 +72,7 @@ from sim.stats.seats import (
 )
 from sim.stats.strategies import pair_outcomes
 from sim.stats.sweep import largest_seat_gap
-from sim.stats.units import win_units
+from sim.stats.units import exact_sd, win_units
 
 SUPPLY = "trees_per_colour_per_player"
 GAP_TO_BEST = ("skill_gap_to_best", "skill_gap_to_best_low", "skill_gap_to_best_high")
@@ -206,7 +206,7 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     per_player = rows.group_by(keys).agg(
         player_games=pl.len(),
         score_mean=pl.col("score").cast(pl.Float64).mean(),
-        score_sd=pl.col("score").cast(pl.Float64).std(),
+        score_sd=exact_sd("score"),
     ).collect()
     per_deal = rows.group_by([*keys, pl.col("deal_id").alias("cluster")]).agg(
         constrained=pl.col("tree_picks_constrained").cast(pl.Int64).sum(),

@@ -8,6 +8,7 @@ import polars as pl
 
 from sim.stats.batch import Batch
 from sim.stats.clustered import grouped_ratio_intervals
+from sim.stats.units import exact_sd
 
 CATEGORY_PREFIX = "points_"
 
@@ -30,7 +31,7 @@ def category_means(batch: Batch) -> pl.DataFrame:
         category=pl.col("category").str.strip_prefix(CATEGORY_PREFIX),
         players=pl.col("players").cast(pl.Int64))
     table = (long.group_by([*keys, "category"])
-             .agg(player_games=pl.len(), sd=pl.col("points").cast(pl.Float64).std())
+             .agg(player_games=pl.len(), sd=exact_sd("points"))
              .collect())
     units = (long.group_by([*keys, "category", pl.col("deal_id").alias("cluster")])
              .agg(points=pl.col("points").cast(pl.Int64).sum(),

@@ -41,6 +41,7 @@ import polars as pl
 
 from sim.games.columns import TRACE_COLUMN
 from sim.stats.clustered import grouped_ratio_table, t_critical
+from sim.stats.units import exact_sd
 
 PANEL = ["players", "rules"]
 NO_LEADER = -1
@@ -400,7 +401,7 @@ def game_lengths(batch, column: str) -> tuple[pl.DataFrame, pl.DataFrame] | None
                                                        pl.col("length").sum())
     means = _intervals(units, PANEL, "games", {"mean": "length"})
     spread = per_game.group_by(PANEL).agg(
-        games=pl.len().cast(pl.Int64), sd=pl.col("length").std(),
+        games=pl.len().cast(pl.Int64), sd=exact_sd("length"),
         minimum=pl.col("length").min(), q05=pl.col("length").quantile(0.05, "lower"),
         median=pl.col("length").quantile(0.5, "lower"),
         q95=pl.col("length").quantile(0.95, "lower"), maximum=pl.col("length").max())

@@ -19,6 +19,18 @@ from sim.stats.clustered import WIN_SCALE
 UNIT_KEYS = ["players", "rules", "strategy", "seat", "cluster"]
 
 
+def exact_sd(column: str) -> pl.Expr:
+    """The sample standard deviation of an integer column, from exact integer sums of the values
+    and their squares: the same bits whatever order the rows are reduced in (a float ``std``
+    over a parallel group-by is not)."""
+    values = pl.col(column).cast(pl.Int64)
+    count = pl.len().cast(pl.Float64)
+    total = values.sum().cast(pl.Float64)
+    squares = (values * values).sum().cast(pl.Float64)
+    return pl.when(count > 1).then(
+        ((squares - total * total / count) / (count - 1.0)).clip(lower_bound=0.0).sqrt())
+
+
 def win_units(column: str = "win") -> pl.Expr:
     """A win share (1/k for a win shared by k seats) as an exact integer count of 1/WIN_SCALE."""
     return (pl.col(column).cast(pl.Float64) * WIN_SCALE).round().cast(pl.Int64)

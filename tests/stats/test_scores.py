@@ -105,3 +105,27 @@ def test_a_rate_of_zero_gets_a_one_sided_interval_and_one_cluster_none():
     assert loser["tie_rate_low"] == 0.0 and loser["tie_rate_high"] > 0.0
     one_cluster = distributions(histogram, units.filter(pl.col("cluster") == 0))
     assert one_cluster["win_rate_low"].null_count() == one_cluster.height
+
+
+def test_exact_sd_is_the_sample_sd_and_the_same_bits_in_any_row_order():
+    """``exact_sd`` (categories, game length, tree tuning) equals numpy's sample SD and does not
+    depend on the order the rows are reduced in, unlike a float ``std`` of a parallel group-by
+    (which made two reports of one batch differ in the last bits)."""
+    import numpy as np
+    import polars as pl
+
+    from sim.stats.units import exact_sd
+
+    generator = np.random.default_rng(3)
+    values = generator.integers(0, 120, 200_001)
+    groups = generator.integers(0, 7, values.size)
+    frame = pl.DataFrame({"group": groups, "points": values})
+    results = []
+    for seed in range(3):
+        shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
+        results.append(shuffled.group_by("group").agg(sd=exact_sd("points")).sort("group"))
+    assert all(r["sd"].to_list() == results[0]["sd"].to_list() for r in results)
+    expected = [np.std(values[groups == g], ddof=1) for g in range(7)]
+    assert np.allclose(results[0]["sd"].to_numpy(), expected, rtol=1e-12)
+    single = pl.DataFrame({"points": [5]}).select(sd=exact_sd("points"))
+    assert single["sd"][0] is None  # one value: no sample SD
