@@ -439,7 +439,7 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-# The figures of the tree-supply section (the seat spread, scores and shared wins have theirs
+# The figures of the tree-supply section (the largest seat gap, scores and shared wins have theirs
 # in the sweep report's own sections): metric -> (title, unit, scale, digits).
 FIGURES = {
     "starvation_constrained": ("Colour starvation", "tree phases (%)", 100.0, 1,
