@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -314,16 +315,25 @@ def _seat_test_text(row: dict) -> str:
                 f"{row['denominator_df']:,} degrees of freedom, "
                 f"{format_p_value(row['p_value'])}; seats are "
                 f"{verdict_text(row['verdict'], row['fair_margin'])}")
+    if _finite_bounds(row["win_gap_low"], row["win_gap_high"]):
+        win_interval = (f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
+                        f"{100 * row['win_gap_high']:.1f}; the data rule out a gap above "
+                        f"{100 * row['win_gap_bound']:.1f} points between any two seats)")
+        score_interval = f"({row['score_gap_low']:.2f} to {row['score_gap_high']:.2f})"
+    else:
+        win_interval = score_interval = (f"(no interval: {row['clusters']} independent units "
+                                         f"cannot estimate the spread of every seat gap)")
     return (f"{where} ({_seat_basis(row)}): {test}. Largest win-rate gap: seat "
             f"{row['best_seat'] + 1} minus seat "
             f"{row['worst_seat'] + 1} = {100 * row['win_gap']:.1f} percentage points "
-            f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
-            f"{100 * row['win_gap_high']:.1f}; the data rule out a gap above "
-            f"{100 * row['win_gap_bound']:.1f} points between any two seats). Largest "
-            f"mean-score gap: seat "
+            f"{win_interval}. Largest mean-score gap: seat "
             f"{row['high_score_seat'] + 1} minus seat {row['low_score_seat'] + 1} = "
-            f"{row['score_gap']:.2f} points ({row['score_gap_low']:.2f} to "
-            f"{row['score_gap_high']:.2f}); {row['gap_method']}.")
+            f"{row['score_gap']:.2f} points {score_interval}; {row['gap_method']}.")
+
+
+def _finite_bounds(low, high) -> bool:
+    """Both bounds of an interval present and finite."""
+    return all(bound is not None and math.isfinite(bound) for bound in (low, high))
 
 
 def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],

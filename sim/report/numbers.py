@@ -26,7 +26,10 @@ def count(value) -> str:
 
 
 def with_ci(value, low, high, digits: int = 2) -> str:
-    """``value (low to high)``."""
+    """``value (low to high)``, or ``value (no interval)`` when a bound is missing."""
+    if any(bound is None or (isinstance(bound, float) and math.isnan(bound))
+           for bound in (low, high)):
+        return f"{number(value, digits)} (no interval)"
     return f"{number(value, digits)} ({number(low, digits)} to {number(high, digits)})"
 
 

@@ -237,11 +237,21 @@ class ContrastIntervals:
 def contrast_intervals(means: RatioMeans, matrix: np.ndarray, confidence: float = CONFIDENCE,
                        simultaneous: bool = True) -> ContrastIntervals:
     """Intervals for the contrasts ``matrix @ means.means`` (one row of ``matrix`` each):
-    simultaneous over the rows (max-|t|) or one at a time."""
+    simultaneous over the rows (max-|t|) or one at a time. A simultaneous family over q
+    independent contrasts needs more than q clusters; with fewer its bounds are NaN (no
+    interval)."""
     matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
     estimates = matrix @ means.means
     covariance = matrix @ means.covariance @ matrix.T
     standard_errors = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    independent = int(np.linalg.matrix_rank(matrix)) if matrix.size else 0
+    if simultaneous and independent > 1 and means.clusters <= independent:
+        # C cluster sums estimate a covariance of rank at most C - 1: with no more clusters
+        # than independent contrasts the family's intervals degenerate (some to zero width),
+        # as Hotelling's test does not exist there either. No interval, then.
+        nothing = np.full(estimates.shape, np.nan)
+        return ContrastIntervals(estimates, standard_errors, nothing, nothing.copy(),
+                                 float("nan"))
     if simultaneous and matrix.shape[0] > 1:
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = np.where(standard_errors > 0, 1.0 / standard_errors, 0.0)

@@ -147,3 +147,19 @@ def test_report_lines_for_few_units_and_missing_intervals():
     assert percent_ci(0.0, 0.0, 0.004) == "0.0% (0.0–0.4%)"
     assert percent_range(float("nan"), 0.3) == "no interval"
     assert format_p_value(float("nan")).startswith("no p-value")
+
+
+def test_a_family_with_no_more_clusters_than_contrasts_has_no_interval():
+    """Two shards estimate a covariance of rank one: the pairwise seat gaps then had intervals
+    of zero width ("3.4 (3.4 to 3.4)"). With no more clusters than independent contrasts the
+    family gets no interval (NaN bounds); with one more it gets finite, positive-width ones."""
+    generator = np.random.default_rng(11)
+    matrix, _ = pairwise_contrasts(4)  # 6 pairs, 3 independent
+    for clusters, expected in ((2, False), (3, False), (4, True), (10, True)):
+        values = generator.normal(50.0, 5.0, (clusters, 4))
+        counts = np.full((clusters, 4), 100.0)
+        family = contrast_intervals(ratio_means(values, counts), matrix)
+        finite = bool(np.isfinite(family.low).all() and np.isfinite(family.high).all())
+        assert finite is expected, clusters
+        if expected:
+            assert (family.high - family.low > 0).all()
