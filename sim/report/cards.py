@@ -199,6 +199,21 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
                      linewidths=0.5)
         axis.axhspan(-margin, margin, color="grey", alpha=0.15)
         axis.axhline(0, color="black", linestyle="--", linewidth=1.2)
+        # A rarely taken card's interval can span tens of points: the axis shows the
+        # estimates and the usual intervals, and an arrow marks a bar that runs past it.
+        widths = error[0] + error[1]
+        typical = bounded & (widths <= 3.0 * np.median(widths[bounded])) if bounded.any() \
+            else bounded
+        ends = np.concatenate([effect - error[0], effect + error[1]])[np.tile(typical, 2)]
+        limit = max(2.5 * margin, 1.15 * float(np.max(np.abs(effect))),
+                    1.05 * float(np.max(np.abs(ends))) if ends.size else 0.0)
+        axis.set_ylim(-limit, limit)
+        for position, value, below, above, has in zip(positions, effect, error[0], error[1],
+                                                      bounded, strict=True):
+            if has and value + above > limit:
+                axis.plot(position, limit, marker="^", color="black", clip_on=False)
+            if has and value - below < -limit:
+                axis.plot(position, -limit, marker="v", color="black", clip_on=False)
         axis.set_xticks(positions, [str(c) for c in panel["card"]], fontsize=10)
         axis.set_xlabel(f"{noun.capitalize()} (id), weakest to strongest")
         axis.set_ylabel(label)
@@ -210,7 +225,7 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
                                          label="no interval (weak first stage)"),
                              plots.Patch(color="grey", alpha=0.3,
                                          label=f"average {noun} ± {margin:g} points")],
-                    loc="upper left")
+                    loc="upper left", framealpha=0.9, fontsize=9)
         return plots.png_bytes(figure)
 
 
@@ -219,8 +234,8 @@ def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str
     """The cards ranked by their effect per card held against the average card (from the
     opening row), with simultaneous 95% intervals and the margin band."""
     return _per_card_chart(effects, players, rules, noun, margin,
-                           f"Points per {noun} held, from the opening row (simultaneous 95% "
-                           f"intervals)", f"Points per {noun} held, against the average")
+                           f"Points per {noun} held (through the opening row)",
+                           f"Points per {noun} held, against the average")
 
 
 def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
@@ -413,8 +428,8 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
     """Each kept card's effect per card kept against the average one (through being dealt
     it), with simultaneous 95% intervals and the margin band."""
     return _per_card_chart(effects, players, rules, noun, margin,
-                           f"Points per {noun} kept, through the deal (simultaneous 95% "
-                           f"intervals)", f"Points against the average {noun}")
+                           f"Points per {noun} kept (through the deal)",
+                           f"Points against the average {noun}")
 
 
 def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
