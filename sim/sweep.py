@@ -328,8 +328,12 @@ def metric_half_width(rows: pl.LazyFrame, metric: str) -> float:
 
 
 def seat_verdict(rows: pl.LazyFrame, fair_margin: float) -> str:
-    """The fairness verdict of the seats on the rows so far (``sim.stats.seats``)."""
-    from sim.stats.seats import equivalence_verdict, seat_gap_family
+    """The fairness verdict of the seats on the rows so far, made as the batch report makes it
+    (``sim.stats.seats``): with several strategies from the model that holds the lineup fixed;
+    ``undecided`` below ``MIN_VERDICT_CLUSTERS`` deals or where the design cannot tell a seat
+    from whom it faces (the point then plays on to its cap)."""
+    from sim.stats.clustered import MIN_VERDICT_CLUSTERS
+    from sim.stats.seats import equivalence_verdict, lineup_model_family, seat_gap_family
     from sim.stats.units import win_units
 
     units = (rows.group_by("seat", pl.col("deal_id").alias("cluster"))
@@ -338,8 +342,19 @@ def seat_verdict(rows: pl.LazyFrame, fair_margin: float) -> str:
              .with_columns(pl.col("seat").cast(pl.Int64)).sort(["seat", "cluster"]).collect())
     if units["seat"].n_unique() < 2:
         return "fair"
-    win = seat_gap_family(units).win
-    return equivalence_verdict(win.low, win.high, fair_margin)
+    family = seat_gap_family(units)
+    several = rows.select(pl.col("strategy").n_unique()).collect().item() > 1
+    if several:
+        fitted = lineup_model_family(
+            rows.select("game_id", "deal_id", "seat", "strategy", "score", "win")
+            .with_columns(pl.col("seat").cast(pl.Int64), pl.col("strategy").cast(pl.String))
+            .collect(), int(units["seat"].n_unique()))
+        if isinstance(fitted, str):
+            return "undecided"
+        family = fitted
+    if family.clusters < MIN_VERDICT_CLUSTERS:
+        return "undecided"
+    return equivalence_verdict(family.win.low, family.win.high, fair_margin)
 
 
 def point_is_done(rows: pl.LazyFrame, rule: AdaptiveRule) -> bool:
