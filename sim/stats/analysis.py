@@ -141,7 +141,7 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
                 ["player_games"].sum())
 
     step("seat advantage")
-    tests, gaps = seat_tests(histogram, clusters, unit_name, fair_margin=fair_margin,
+    tests, gaps = seat_tests(clusters, unit_name, fair_margin=fair_margin,
                              rows=rows, design=batch.pool_design)
     if not tests.filter(pl.col("reason").is_not_null()).is_empty():
         notes.append("In some player counts no test of equal seats and no seat verdict is "

@@ -12,9 +12,10 @@ ways keep them apart, and every seat test and verdict rests on one of them (``me
   Rotating the whole of a larger pool (``pool_design = "rotation"``, batches before pool
   designs) is not such a design: each seat is tied to particular opponents.
 - *a model holding the lineup fixed* (``"lineup model"``, rows store): each player-game's
-  outcome = game effect + seat effect + effect of the strategy sitting there, the game effects
-  removed by centring within the game, cluster-robust (CR1) by deal; the seat gaps are
-  differences of seat coefficients. Used for every rows-store batch with several strategies.
+  outcome = game effect + seat effect + a term for the strategy sitting there and the set of
+  strategies at its table (``lineup_model_family``), the game effects removed by centring within
+  the game, cluster-robust (CR1) by deal; the seat gaps are differences of seat coefficients.
+  Used for every rows-store batch with several strategies.
 
 Where neither applies (the seat cannot be told from the strategy sitting there, or the summary
 store of a design not balanced by construction), or there are fewer than
@@ -294,7 +295,7 @@ DESIGN_REASONS = {
 }
 
 
-def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "deal",
+def seat_tests(units: pl.DataFrame, unit_name: str = "deal",
                confidence: float = 0.95, fair_margin: float = FAIR_MARGIN,
                rows: pl.LazyFrame | None = None,
                design: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -310,8 +311,7 @@ def seat_tests(histogram: pl.DataFrame, units: pl.DataFrame, unit_name: str = "d
     pool_design``) is balanced by construction (or one strategy plays every seat). Below
     ``MIN_VERDICT_CLUSTERS`` clusters, and where seat and strategy cannot be told apart, the
     test and verdict are left empty and ``reason`` says why (module docstring); the gaps are
-    still given, as descriptions. ``histogram`` is no longer read (the strategy mix per seat
-    does not decide whether seats can be compared); it stays for the callers.
+    still given, as descriptions.
     """
     tests, gaps = [], []
     row_frame = None

@@ -282,7 +282,7 @@ def point_results(sweep: SweepFolder, point: SweepPointFolder,
         records.append({"section": "seats", "metric": "seat_win_rate", "seat": row["seat"],
                         "value": row["win_rate"], "ci_low": row["win_rate_low"],
                         "ci_high": row["win_rate_high"]})
-    tests, gaps = seat_tests(histogram, units, unit_name, fair_margin=fair_margin, rows=rows,
+    tests, gaps = seat_tests(units, unit_name, fair_margin=fair_margin, rows=rows,
                              design=batch.pool_design)
     test = tests.row(0, named=True)
     if test["best_seat"] is not None:

@@ -232,7 +232,7 @@ def test_summary_store_keeps_deals_as_its_clusters_and_agrees_with_the_rows_stor
         results[store] = {
             "units": units,
             "distributions": distributions(histogram, units),
-            "seat_tests": seat_tests(histogram, units)[0],
+            "seat_tests": seat_tests(units)[0],
             "games_needed": games_needed(running_estimates(convergence_units(batch))),
         }
     rows, summary = results["rows"], results["summary"]

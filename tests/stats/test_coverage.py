@@ -100,8 +100,8 @@ def test_means_and_win_rates_cover(analysed):
 
 def test_seat_gap_family_covers_all_pairs_at_once(analysed):
     (_, units, histogram), (_, true_units, true_histogram) = analysed
-    _, gaps = seat_tests(histogram, units)
-    _, true_gaps = seat_tests(true_histogram, true_units)
+    _, gaps = seat_tests(units)
+    _, true_gaps = seat_tests(true_units)
     keys = ["players", "seat", "other_seat"]
     for value in ("win_gap", "score_gap"):
         joined = gaps.join(true_gaps.select(*keys, pl.col(value).alias("true")), on=keys)

@@ -19,7 +19,6 @@ import pytest
 
 from sim.runner import game_design
 from sim.seating import pool_lineup_count
-from sim.stats.scores import score_histogram
 from sim.stats.seats import METHOD_MODEL, seat_gap_family, seat_tests
 from sim.stats.units import cluster_units
 
@@ -58,8 +57,7 @@ def pool_rows(strategies: int, players: int, design: str, deals: int, replicates
 def analyse(rows: pl.DataFrame, design: str) -> dict:
     """``seat_tests`` of one rows-store batch, as the report runs it."""
     lazy = rows.lazy()
-    tests, gaps = seat_tests(score_histogram(ROWS_STORE, lazy), cluster_units(ROWS_STORE, lazy),
-                             rows=lazy, design=design)
+    tests, gaps = seat_tests(cluster_units(ROWS_STORE, lazy), rows=lazy, design=design)
     test = tests.row(0, named=True)
     # Each family (win-rate gaps, mean-score gaps) covers the true 0 when all its pairs do.
     return {"test": test,
@@ -121,8 +119,7 @@ def test_the_lineup_model_removes_the_bias_of_an_unbalanced_mix():
         extra.with_columns(pl.col("game_id") + shift * 10**7, pl.col("deal_id") + shift * 10**7)
         for shift in (1, 2)])
     raw = seat_gap_family(cluster_units(ROWS_STORE, tripled.lazy()))
-    test, gaps = seat_tests(score_histogram(ROWS_STORE, tripled.lazy()),
-                            cluster_units(ROWS_STORE, tripled.lazy()), rows=tripled.lazy(),
+    test, gaps = seat_tests(cluster_units(ROWS_STORE, tripled.lazy()), rows=tripled.lazy(),
                             design=None)
     test = test.row(0, named=True)
     raw_first = float(raw.win.estimates[:3].max())  # seat 1 minus seats 2, 3, 4

@@ -31,7 +31,7 @@ def _analyse(write_batch, design):
 
 
 def _tests(batch, rows, histogram, margin=0.02):
-    return seat_tests(histogram, cluster_units(batch, rows), fair_margin=margin, rows=rows,
+    return seat_tests(cluster_units(batch, rows), fair_margin=margin, rows=rows,
                       design=batch.pool_design)
 
 
@@ -178,7 +178,6 @@ def test_summary_store_of_a_whole_pool_rotation_gives_no_verdict():
     store = SimpleNamespace(is_rows=True)
     lazy = rows.with_columns(pl.col("players").cast(pl.Int64), rules=pl.lit("")).lazy()
     # No rows handed over: what the summary store can give.
-    tests, _ = seat_tests(score_histogram(store, lazy), units_of(store, lazy),
-                          design="rotation")
+    tests, _ = seat_tests(units_of(store, lazy), design="rotation")
     row = tests.row(0, named=True)
     assert row["verdict"] is None and "pool_design \"rotation\"" in row["reason"]
