@@ -66,8 +66,8 @@ from sim.stats.batch import Batch
 from sim.stats.clustered import (
     MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
+    covariance_critical,
     grouped_ratio_table,
-    simultaneous_critical,
     t_critical,
 )
 from sim.stats.intervals import proportion_interval
@@ -351,11 +351,7 @@ def _randomised_records(panel: pl.DataFrame, shown: np.ndarray, ids: np.ndarray,
     for position, name in enumerate(outcomes):
         covariance = fit.covariance(position, position)[np.ix_(reported, reported)]
         se = np.sqrt(np.maximum(np.diag(covariance), 0.0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scale = np.where(se > 0, 1.0 / se, 0.0)
-        correlation = covariance * scale[:, None] * scale[None, :]
-        np.fill_diagonal(correlation, 1.0)
-        critical = simultaneous_critical(correlation, clusters, confidence)
+        critical = covariance_critical(covariance, clusters, confidence)
         cross, var_chosen = fit.paired_covariance(position, chosen_columns)
         for record, k, error in zip(records, reported, se, strict=True):
             itt = float(fit.estimates[k, position])

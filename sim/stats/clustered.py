@@ -134,6 +134,18 @@ def simultaneous_critical(correlation: np.ndarray, clusters: int,
     return critical * t_critical(clusters, confidence) / normal_critical(confidence)
 
 
+def covariance_critical(covariance: np.ndarray, clusters: int,
+                        confidence: float = CONFIDENCE) -> float:
+    """``simultaneous_critical`` for estimates with this covariance: their correlation (an
+    estimate with no variance counts as uncorrelated with the others)."""
+    standard_errors = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(standard_errors > 0, 1.0 / standard_errors, 0.0)
+    correlation = covariance * scale[:, None] * scale[None, :]
+    np.fill_diagonal(correlation, 1.0)
+    return simultaneous_critical(correlation, clusters, confidence)
+
+
 def _correlation_root(correlation_key: tuple, size: int) -> np.ndarray:
     """B (size x rank) with B B' = R for R given rounded and flat. A singular correlation
     (contrasts that are linear combinations of others) keeps only its positive directions."""
@@ -253,11 +265,7 @@ def contrast_intervals(means: RatioMeans, matrix: np.ndarray, confidence: float 
         return ContrastIntervals(estimates, standard_errors, nothing, nothing.copy(),
                                  float("nan"))
     if simultaneous and matrix.shape[0] > 1:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scale = np.where(standard_errors > 0, 1.0 / standard_errors, 0.0)
-        correlation = covariance * scale[:, None] * scale[None, :]
-        np.fill_diagonal(correlation, 1.0)
-        critical = simultaneous_critical(correlation, means.clusters, confidence)
+        critical = covariance_critical(covariance, means.clusters, confidence)
     else:
         critical = t_critical(means.clusters, confidence)
     half = critical * standard_errors
