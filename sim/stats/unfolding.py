@@ -40,7 +40,8 @@ import numpy as np
 import polars as pl
 
 from sim.games.columns import TRACE_COLUMN
-from sim.stats.clustered import grouped_ratio_table, t_critical
+from sim.stats.clustered import grouped_ratio_table
+from sim.stats.intervals import proportion_interval
 from sim.stats.units import exact_sd
 
 PANEL = ["players", "rules"]
@@ -162,28 +163,6 @@ def panel_arrays(panel: pl.DataFrame):
     return trace, lengths, wins, winners, deals
 
 
-def clustered_wilson(rate: np.ndarray, se: np.ndarray, count: np.ndarray,
-                     clusters: np.ndarray, confidence: float = 0.95
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson intervals for clustered proportions: the Wilson score interval at the effective
-    sample size n* = p (1 - p) / se^2 (``count`` when se is 0, a rate of 0 or 1), with
-    Student's t on ``clusters`` - 1 degrees of freedom in place of z. Always inside [0, 1].
-
-    Written out rather than taken from statsmodels' ``proportion_confint``, whose Wilson
-    interval fixes the normal quantile; with few clusters the t quantile is the honest one."""
-    rate = np.asarray(rate, dtype=float)
-    se = np.asarray(se, dtype=float)
-    count = np.asarray(count, dtype=float)
-    critical = np.asarray(t_critical(np.asarray(clusters), confidence), dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        effective = np.where(se > 0, rate * (1.0 - rate) / se ** 2, count)
-        z2n = critical ** 2 / effective
-        centre = (rate + z2n / 2.0) / (1.0 + z2n)
-        half = (critical / (1.0 + z2n)
-                * np.sqrt(rate * (1.0 - rate) / effective + z2n / (4.0 * effective)))
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-
-
 def expected_win_rates(wins: np.ndarray, seat_strategy: np.ndarray) -> np.ndarray:
     """float[G, P]: each seat's expected win rate, the win rate of its strategy at its seat
     over all ``G`` games (``seat_strategy`` int[G, P] codes the strategies)."""
@@ -214,9 +193,9 @@ def _intervals(units: pl.DataFrame, keys: list[str], count: str, values: dict[st
               .join(table.select(keys), on=keys, how="right").sort(keys))
     table = table.sort(keys)
     for name in rates:
-        low, high = clustered_wilson(table[name].to_numpy(), table[f"{name}_se"].to_numpy(),
-                                     counts["_count"].to_numpy(),
-                                     table[f"{name}_clusters"].to_numpy())
+        low, high = proportion_interval(table[name].to_numpy(), table[f"{name}_se"].to_numpy(),
+                                        table[f"{name}_clusters"].to_numpy(),
+                                        counts["_count"].to_numpy())
         table = table.with_columns(pl.Series(f"{name}_low", low), pl.Series(f"{name}_high", high))
     return table
 

@@ -4,10 +4,10 @@ from a small traced frame."""
 import numpy as np
 import polars as pl
 
+from sim.stats.intervals import proportion_interval
 from sim.stats.unfolding import (
     NO_LEADER,
     PAST_END,
-    clustered_wilson,
     decisive_steps,
     deficit_bin,
     halfway_deficits,
@@ -160,10 +160,10 @@ def test_games_of_different_lengths_are_not_mixed_and_rare_lengths_are_not_shown
     assert shown_lengths(np.array([4] * 10 + [5] * 10 + [3] * 10 + [6] * 10)) == [3, 4, 5]
 
 
-def test_clustered_wilson_stays_inside_zero_and_one():
-    low, high = clustered_wilson(np.array([0.0, 1.0, 0.01, 0.5]),
-                                 np.array([0.0, 0.0, 0.02, 0.05]),
-                                 np.array([50, 50, 200, 100]), np.array([50, 50, 100, 100]))
+def test_the_rates_wilson_interval_stays_inside_zero_and_one():
+    low, high = proportion_interval(np.array([0.0, 1.0, 0.01, 0.5]),
+                                    np.array([0.0, 0.0, 0.02, 0.05]),
+                                    np.array([50, 50, 100, 100]), np.array([50, 50, 200, 100]))
     assert low[0] == 0.0 and 0.0 < high[0] < 0.15
     assert 0.85 < low[1] < 1.0 and high[1] == 1.0
     assert 0.0 <= low[2] < 0.01 < high[2] < 1.0
@@ -171,7 +171,7 @@ def test_clustered_wilson_stays_inside_zero_and_one():
     assert abs((high[3] - low[3]) / 2 - 1.984 * 0.05) < 0.003
 
 
-def test_clustered_wilson_covers_a_rate_near_zero():
+def test_the_rates_wilson_interval_covers_a_rate_near_zero():
     # 2,000 seeded batches of 40 clusters of 25 correlated games (a cluster's rate varies
     # around 2%): the interval from the clustered standard error covers the true 2% in about
     # 95% of them and never leaves [0, 1].
@@ -185,8 +185,8 @@ def test_clustered_wilson_covers_a_rate_near_zero():
     lows, highs = [], []
     for batch in range(batches):
         means = ratio_means(wins[batch][:, None], np.full((clusters, 1), float(size)))
-        low, high = clustered_wilson(means.means, means.standard_errors,
-                                     np.array([clusters * size]), np.array([clusters]))
+        low, high = proportion_interval(means.means, means.standard_errors,
+                                        np.array([clusters]), np.array([clusters * size]))
         lows.append(low[0])
         highs.append(high[0])
         covered += low[0] <= truth <= high[0]
