@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -315,7 +314,7 @@ def _seat_test_text(row: dict) -> str:
                 f"{row['denominator_df']:,} degrees of freedom, "
                 f"{format_p_value(row['p_value'])}; seats are "
                 f"{verdict_text(row['verdict'], row['fair_margin'])}")
-    if _finite_bounds(row["win_gap_low"], row["win_gap_high"]):
+    if numbers.has_interval(row["win_gap_low"], row["win_gap_high"]):
         win_interval = (f"(simultaneous 95% CI {100 * row['win_gap_low']:.1f} to "
                         f"{100 * row['win_gap_high']:.1f}; the data rule out a gap above "
                         f"{100 * row['win_gap_bound']:.1f} points between any two seats)")
@@ -330,10 +329,6 @@ def _seat_test_text(row: dict) -> str:
             f"{row['high_score_seat'] + 1} minus seat {row['low_score_seat'] + 1} = "
             f"{row['score_gap']:.2f} points {score_interval}; {row['gap_method']}.")
 
-
-def _finite_bounds(low, high) -> bool:
-    """Both bounds of an interval present and finite."""
-    return all(bound is not None and math.isfinite(bound) for bound in (low, high))
 
 
 def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],

@@ -4,8 +4,6 @@ and cards dealt face down and kept (its nature spirits), in the words the game g
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
 
@@ -16,6 +14,7 @@ from sim.report.numbers import (
     article,
     count,
     half_width,
+    has_interval,
     number,
     percent,
     percent_ci,
@@ -64,18 +63,13 @@ def _named_list(cards: list[int]) -> str:
 
 # --- the randomised estimates in words ----------------------------------------------------------
 
-def _finite(low, high) -> bool:
-    return (low is not None and high is not None and math.isfinite(low)
-            and math.isfinite(high))
-
-
 def per_card_text(row: dict, draft: bool = False) -> str:
     """The effect per card held (kept) with its simultaneous interval, or why there is none."""
     if row.get("score_per_card") is None:
         return "–"
     low, high = row["score_per_card_low"], row["score_per_card_high"]
-    if not _finite(low, high):
-        if not _finite(row.get("first_stage_f"), row.get("first_stage_f")):
+    if not has_interval(low, high):
+        if not has_interval(row.get("first_stage_f"), row.get("first_stage_f")):
             # No variation at all: these players never keep (hold) the card, dealt or not.
             return "no interval: " + ("never kept" if draft else "never held")
         cause = "the deal barely changes who keeps it" if draft else \
@@ -128,7 +122,7 @@ def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bo
     fair = effects.filter(pl.col("verdict") == "fair").height
     undecided = effects.filter(pl.col("verdict") == "undecided").height
     unbounded = sum(1 for r in effects.iter_rows(named=True)
-                    if not _finite(r["score_per_card_low"], r["score_per_card_high"]))
+                    if not has_interval(r["score_per_card_low"], r["score_per_card_high"]))
     sentences.append(f"Shown too strong: {_named_list(strong)}. Shown too weak: "
                      f"{_named_list(weak)}. Shown fair (within ±{margin:g} points of the average "
                      f"{noun}): {fair} of {effects.height}; undecided: {undecided}"

@@ -25,10 +25,14 @@ def count(value) -> str:
     return "–" if value is None else f"{int(value):,}"
 
 
+def has_interval(low, high) -> bool:
+    """Both bounds of an interval present and finite (a Fieller interval may be infinite)."""
+    return all(bound is not None and math.isfinite(bound) for bound in (low, high))
+
+
 def with_ci(value, low, high, digits: int = 2) -> str:
     """``value (low to high)``, or ``value (no interval)`` when a bound is missing."""
-    if any(bound is None or (isinstance(bound, float) and math.isnan(bound))
-           for bound in (low, high)):
+    if not has_interval(low, high):
         return f"{number(value, digits)} (no interval)"
     return f"{number(value, digits)} ({number(low, digits)} to {number(high, digits)})"
 
