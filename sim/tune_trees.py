@@ -238,13 +238,15 @@ def tree_supply_metrics(rows: pl.LazyFrame, strongest: str,
     seat_records = []
     for (players, supply), units in sorted(seat_units.partition_by(keys, as_dict=True).items()):
         record: dict[str, Any] = {"players": players, SUPPLY: supply}
-        family = seat_gap_family(units) if players >= 2 else None
-        if family is not None and seat_rows is not None:
+        family = None
+        if players >= 2 and seat_rows is not None:
             # The same seat model as the batch and sweep reports: the lineup held fixed.
             fitted = lineup_model_family(
                 seat_rows.filter((pl.col("players") == players) & (pl.col(SUPPLY) == supply)),
                 int(players))
-            family = fitted if not isinstance(fitted, str) else family
+            family = None if isinstance(fitted, str) else fitted
+        if players >= 2 and family is None:
+            family = seat_gap_family(units)
         if family is not None:
             win, wald = family.win, family.wald
             decided = family.clusters >= MIN_VERDICT_CLUSTERS
