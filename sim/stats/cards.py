@@ -695,11 +695,17 @@ def _keep_rates(subset: pl.DataFrame, dealt: np.ndarray, kept: np.ndarray, ids: 
         return {}
     family = 1.0 - (1.0 - confidence) / max(cards, 1)
     table = grouped_ratio_table(units, ["card"], "dealt", {"keep_rate": "kept"},
-                                confidence=family)
-    return {int(r["card"]): {"keep_rate": r["keep_rate"],
-                             "keep_rate_low": max(0.0, r["keep_rate_low"]),
-                             "keep_rate_high": min(1.0, r["keep_rate_high"])}
-            for r in table.iter_rows(named=True)}
+                                confidence=family).join(
+        units.group_by("card").agg(pl.col("dealt").sum()), on="card")
+    # A share: the clustered Wilson interval, inside 0-100% (not a t interval cut there).
+    low, high = proportion_interval(table["keep_rate"].to_numpy(),
+                                    table["keep_rate_se"].to_numpy(),
+                                    table["keep_rate_clusters"].to_numpy(),
+                                    table["dealt"].to_numpy(), family)
+    return {int(card): {"keep_rate": rate, "keep_rate_low": float(lower),
+                        "keep_rate_high": float(upper)}
+            for card, rate, lower, upper in zip(table["card"], table["keep_rate"], low, high,
+                                                strict=True)}
 
 
 def keep_choice(effects: pl.DataFrame, tolerance: float = KEEP_TOLERANCE) -> pl.DataFrame:
