@@ -17,7 +17,12 @@ from sim.errors import InputError
 from sim.files import read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
-from sim.seating import DEFAULT_POOL_DESIGN, POOL_DESIGNS, pool_lineup_count
+from sim.seating import (
+    DEFAULT_POOL_DESIGN,
+    OFFERED_POOL_DESIGNS,
+    POOL_DESIGNS,
+    pool_lineup_count,
+)
 from sim.strategy_spec import (
     did_you_mean,
     loadable_text,
@@ -316,15 +321,15 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                              f"`strategies`)")
         if merged["pool_design"] not in POOL_DESIGNS:
             raise InputError(f"{where}: '{merged['pool_design']}' is not one of "
-                             f"{', '.join(POOL_DESIGNS[:2])}"
-                             f"{did_you_mean(merged['pool_design'], POOL_DESIGNS[:2])}")
+                             f"{', '.join(OFFERED_POOL_DESIGNS)}"
+                             f"{did_you_mean(merged['pool_design'], OFFERED_POOL_DESIGNS)}")
     if rotate and len(labels) > players >= 2:
         # A pool no larger than the table has one way of seating only (its formula is kept).
         pool_design = merged.get("pool_design", DEFAULT_POOL_DESIGN)
     games = positive("games", None)
     deals = positive("deals", None)
     default_replicates = 1
-    if pool_design in ("balanced", "every-order") and "deals" not in merged \
+    if pool_design in OFFERED_POOL_DESIGNS and "deals" not in merged \
             and "replicates_per_deal" not in merged:
         # Every deal played by every lineup once, so the lineups share their deals; not when a
         # deal would need more games than were asked for (then balance holds over every L

@@ -40,6 +40,8 @@ def lineup_count(strategies: int, players: int) -> int:
 
 # How a pool with more strategies than seats is seated (``pool_design`` of a config).
 POOL_DESIGNS = ("balanced", "every-order", "rotation")
+# The designs a config may name (balanced by construction); "rotation" only resumes old batches.
+OFFERED_POOL_DESIGNS = POOL_DESIGNS[:2]
 DEFAULT_POOL_DESIGN = "balanced"
 # What a manifest written before ``pool_design`` existed played (``seat_schedule``).
 LEGACY_POOL_DESIGN = "rotation"
