@@ -24,6 +24,7 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
+from sim.profile import profile_markdown
 from sim.tournament import (
     TournamentResult,
     analyse,
@@ -70,6 +71,8 @@ class LadderResult:
     slow_games: int = 0
     slow_seconds: float = 0.0
     excluded: list[str] = field(default_factory=list)
+    # "What the bots play like" for the main tournament (``sim.profile.profile_markdown``).
+    profile: str = ""
 
     def table(self) -> str:
         """The printed ladder."""
@@ -123,6 +126,8 @@ class LadderResult:
         lines = [f"# {self.game_title} skill ladder, {self.players} players", "",
                  "```", self.table(), "```", "", "![ladder](ladder.png)", "",
                  "## The main tournament", "", "```", self.main.table(), "```", ""]
+        if self.profile:
+            lines.append(self.profile)
         return "\n".join(lines)
 
 
@@ -189,7 +194,8 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
                                   played.scores, played.wins, main_deals)
     main = TournamentResult(game.title, players, fast_labels, main_deals, main_total, seed,
                             workers, played.seconds, rows, head, head_ci,
-                            played.compile_seconds)
+                            played.compile_seconds,
+                            profile_markdown(game, fast_labels, played, players, rules))
     order = fast_labels + [label for label in labels if label in slow]
     s = len(order)
     deals = max(main_deals, slow_deals)
@@ -232,7 +238,7 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
     ladder.sort(key=lambda r: (r.rating, r.label))
     tiers = assign_tiers(ladder)
     return LadderResult(game.title, players, dict(rules), seed, ladder, tiers, main,
-                        slow_deals * slow_lineups, slow_seconds)
+                        slow_deals * slow_lineups, slow_seconds, profile=main.profile)
 
 
 def ladder_plot(result: LadderResult) -> bytes:

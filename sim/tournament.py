@@ -42,6 +42,7 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
+from sim.profile import profile_markdown
 from sim.seating import lineup_count, seat_schedule
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.stats.clustered import t_critical
@@ -87,6 +88,16 @@ class TournamentResult:
     head_to_head: np.ndarray  # [S, S] win rate of row against column, NaN when they never met
     head_to_head_ci: np.ndarray
     compile_seconds: list[float] = field(default_factory=list)
+    # The markdown section "What the bots play like" (``sim.profile.profile_markdown``).
+    profile: str = ""
+
+    def markdown(self) -> str:
+        """The tournament as a markdown document: the printed table, then the profile."""
+        lines = [f"# {self.game_title} tournament, {self.players} players", "", "```",
+                 self.table(), "```", ""]
+        if self.profile:
+            lines.append(self.profile)
+        return "\n".join(lines)
 
     def table(self) -> str:
         """The printed report: design header, per-strategy table, head-to-head matrix."""
@@ -166,7 +177,8 @@ def parse_strategy_list(text: str) -> list[str]:
 
 def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                 seat_strategy: np.ndarray, deals: np.ndarray, strategy: np.ndarray):
-    """Worker: play one chunk; returns (scores, wins, compile seconds or None)."""
+    """Worker: play one chunk; returns (scores, wins, compile seconds or None, profile: the
+    game's ``profile_columns`` as [games, players] arrays in the dtype the shard gave)."""
     before = game.variant_compile_seconds()
     columns = game.play_shard(data, players, rules, lineup, seat_strategy, deals, strategy)
     compiled = None
@@ -174,8 +186,11 @@ def _play_chunk(game: Game, data, players: int, rules: dict, lineup: list[Strate
         if before.get(key) is None and seconds is not None:
             compiled = seconds
     games = len(deals)
+    # Copies, so the shard's other columns (card lists, traces) are not kept alive.
+    profile = {name: np.array(columns[name]).reshape(games, players)
+               for name in game.profile_columns}
     return (columns["score"].reshape(games, players).astype(np.int64),
-            columns["win"].reshape(games, players).astype(np.float64), compiled)
+            columns["win"].reshape(games, players).astype(np.float64), compiled, profile)
 
 
 def bradley_terry(wins: np.ndarray, comparisons: np.ndarray, iterations: int = 10000,
@@ -323,7 +338,8 @@ MAX_TOURNAMENT_GAMES = 10_000_000
 
 @dataclass
 class RotationGames:
-    """The games of a rotated design: seat strategies, deal of each game, scores and wins."""
+    """The games of a rotated design: seat strategies, deal of each game, scores, wins and the
+    profile (the game's ``profile_columns``: how each seat played, for ``sim.profile``)."""
 
     seat_strategy: np.ndarray  # int64[games, players], indexes the lineup
     deal_of_game: np.ndarray  # int64[games]
@@ -332,6 +348,11 @@ class RotationGames:
     deals: int
     seconds: float
     compile_seconds: list[float]
+    # Per profile column, [games, players] in the shard's own small integer dtype (a few bytes
+    # a seat: a long tournament keeps every game in memory); empty for a game without.
+    profile: dict[str, np.ndarray] = field(default_factory=dict)
+    players: int = 0  # seats per game (0: read it from seat_strategy)
+    rules: dict[str, int] = field(default_factory=dict)  # the rules played (missing: defaults)
 
 
 def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
@@ -376,8 +397,10 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     scores = np.concatenate([output[0] for output in outputs])
     wins = np.concatenate([output[1] for output in outputs])
     compile_seconds = [output[2] for output in outputs if output[2] is not None]
+    profile = {name: np.concatenate([output[3][name] for output in outputs])
+               for name in game.profile_columns}
     return RotationGames(seat_strategy, deal_of_game, scores, wins, deals, seconds,
-                         compile_seconds)
+                         compile_seconds, profile, players, dict(rules))
 
 
 def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
@@ -405,4 +428,5 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
     rows, head, head_ci = analyse(labels, played.seat_strategy, played.deal_of_game,
                                   played.scores, played.wins, deals)
     return TournamentResult(game.title, players, labels, deals, deals * lineups, seed, workers,
-                            played.seconds, rows, head, head_ci, played.compile_seconds)
+                            played.seconds, rows, head, head_ci, played.compile_seconds,
+                            profile_markdown(game, labels, played, players, rules))

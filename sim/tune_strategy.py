@@ -1,4 +1,4 @@
-"""Tuning a strategy's declared parameters by self-play: ``sim tune-strategy``.
+"""Tuning a strategy's declared parameters, by default for winning: ``sim tune-strategy``.
 
 The optimiser is optuna's CMA-ES sampler (the ``cmaes`` package underneath), driven trial by
 trial with optuna's ask-and-tell interface, its state in an SQLite file in the output folder.
@@ -39,12 +39,35 @@ question of power, not of validity).
 
 The objective (what a trial's value is), in the games of the candidate against the field:
 
+- ``wins`` (the default of new runs): the candidate meets each member of the field on its own,
+  in two-strategy games with seats rotated (``play_rotations`` of [candidate, member]), every
+  member on the same deals and seeds (common random numbers); its win share against a member is
+  the share of those games its seats won, by the game's own ``wins`` (ties as the game breaks
+  them). The value is the mean over the members, its standard error clustered by deal with the
+  members' per-deal sums averaged before the cluster variance (``wins_evaluation``); each
+  member's share is kept with its 95% interval (``proportion_interval``). ``games`` is split
+  evenly over the members;
+- ``wins-min``: the smallest of those shares (the candidate must beat every member); its
+  interval runs from the smallest lower to the smallest upper end of the members' simultaneous
+  (max-|t|) 95% intervals, so it covers the smallest true share whichever member that is;
 - ``head-to-head``: how often a seat of the candidate outscores a seat of the field in the same
   game (ties half), over every such pair;
 - ``margin``: the candidate's mean score minus the field's mean score in the same games;
 - ``score``: the candidate's mean score;
 - ``self-play``: the mean score per seat when the candidate takes every seat of every game (the
-  field is 'self' and plays no part): how well the strategy plays against its equal.
+  field is 'self' and plays no part): how well the strategy plays against its equal. Never the
+  default: a shared habit (slowing the game down) raises it while losing to other players. With
+  a wins objective the final comparison reports the tuned and start mean scores instead.
+
+With a wins objective the final comparison plays the tuned values against the start and against
+every member of the field (and the guard's rival), each in two-strategy games on the same third
+set of fresh deals, and reports each win share with its 95% interval.
+
+**A growing field** (``league``): round 1 runs in the output folder; when its gain is shown, the
+chosen values join the field and round 2 starts from them in ``OUT/round-2`` (a normal run
+folder, on a master seed of its own), and so on up to ``rounds``, stopping at the first round
+with no gain shown. ``OUT/tuned.toml`` is then the last accepted round's, and ``OUT/report.md``
+lists the rounds.
 
 A **guard** keeps a rival in view while the objective is chased, since an objective such as
 ``self-play`` rewards habits that lose to other players (a strategy that slows the game down
@@ -87,6 +110,7 @@ from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.base import Game, StrategyParameter, StrategySpec
 from sim.games.registry import get_game
 from sim.stats.clustered import contrast_intervals, ratio_means, t_critical
+from sim.stats.intervals import proportion_interval
 from sim.strategy_spec import format_parameters_file, parse_strategy
 from sim.tournament import (
     TournamentResult,
@@ -96,12 +120,19 @@ from sim.tournament import (
     run_tournament,
 )
 
-OBJECTIVES = ("head-to-head", "margin", "score", "self-play")
+OBJECTIVES = ("wins", "wins-min", "head-to-head", "margin", "score", "self-play")
+# The objectives by winning: the candidate meets each member of the field on its own.
+WIN_OBJECTIVES = ("wins", "wins-min")
+# New runs maximise the win share; runs stored before it existed name their own objective.
+DEFAULT_OBJECTIVE = "wins"
+# Rounds of a growing field (``--league``) when none is given.
+DEFAULT_ROUNDS = 3
 # How a candidate's share against the guard's rival is judged on fresh deals.
 GUARD_JUDGEMENTS = ("lower-bound", "estimate")
 # Objective units lost per percentage point of head to head below the guard's minimum, by
 # default: a point of score per point of share, or a share for a share.
-DEFAULT_GUARD_PENALTY = {"head-to-head": 0.01, "margin": 1.0, "score": 1.0, "self-play": 1.0}
+DEFAULT_GUARD_PENALTY = {"wins": 0.01, "wins-min": 0.01, "head-to-head": 0.01, "margin": 1.0,
+                         "score": 1.0, "self-play": 1.0}
 SELF_FIELD = "self"
 SETTINGS_FILE = "settings.json"
 STUDY_FILE = "study.sqlite3"
@@ -117,6 +148,10 @@ _STUDY_NAME = "tune-strategy"
 # no trial played.
 _REEVALUATION_STREAM = 1
 _FINAL_STREAM = 2
+# Spawn key of a league round's master seed: (_ROUND_STREAM, round).
+_ROUND_STREAM = 4
+# A league's later rounds run in OUT/round-2, OUT/round-3, ...
+ROUND_FOLDER = "round-{}"
 
 
 @dataclass(frozen=True)
@@ -145,6 +180,11 @@ class TuneSettings:
     guard_games: int = 0  # games against the rival per evaluation; 0: as many as ``games``
     # "lower-bound" or "estimate" (runs stored before the choice existed judged the estimate)
     guard_by: str = "estimate"
+    # A growing field: after the run, values whose gain is shown join the field and a new
+    # round starts from them (runs stored before leagues existed are single rounds).
+    league: bool = False
+    rounds: int = DEFAULT_ROUNDS  # the most rounds of a league, the first included
+    league_round: int = 0  # this run's round in a league (1 the first); 0 outside a league
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict."""
@@ -165,6 +205,11 @@ class TuneSettings:
     def self_play(self) -> bool:
         """True when the field is the strategy itself at its starting values."""
         return not self.field
+
+    @property
+    def by_wins(self) -> bool:
+        """True when the objective is a win share against each member of the field."""
+        return self.objective in WIN_OBJECTIVES
 
     @property
     def every_seat(self) -> bool:
@@ -197,6 +242,9 @@ class Evaluation:
     guard_share: float = math.nan  # head to head against the guard's rival, and its 95% CI
     guard_low: float = math.nan
     guard_high: float = math.nan
+    # wins objectives: per member of the field, its label, the candidate's win share against
+    # it with its 95% interval (clustered by deal) and the games played
+    members: list[dict[str, Any]] | None = None
 
     @property
     def tuning_value(self) -> float:
@@ -218,6 +266,7 @@ class TrialRecord:
     guard_share: float = math.nan  # head to head against the guard's rival
     guard_low: float = math.nan
     guard_high: float = math.nan
+    members: list[list[float]] | None = None  # wins objectives: [share, low, high] per member
 
 
 @dataclass
@@ -337,11 +386,13 @@ def tunable_parameters(parameters: tuple[StrategyParameter, ...],
 
 def make_settings(game_name: str, strategy_text: str, field_text: str, players: int,
                   rules: dict[str, int], data_file: str | None, games: int, trials: int,
-                  seed: int, objective: str = "head-to-head", parameters: list[str] | None = None,
-                  reevaluate: int = 3, reevaluate_games: int = 0, final_games: int = 0,
-                  command: str = "", guard: str | None = None, guard_share: float | None = None,
+                  seed: int, objective: str = DEFAULT_OBJECTIVE,
+                  parameters: list[str] | None = None, reevaluate: int = 3,
+                  reevaluate_games: int = 0, final_games: int = 0, command: str = "",
+                  guard: str | None = None, guard_share: float | None = None,
                   guard_penalty: float | None = None, guard_games: int | None = None,
-                  guard_by: str | None = None) -> TuneSettings:
+                  guard_by: str | None = None, league: bool = False,
+                  rounds: int | None = None) -> TuneSettings:
     """Settings from command-line style inputs, every one checked (one-line errors)."""
     game = get_game(game_name)
     game.check_players(players, "--players")
@@ -364,6 +415,14 @@ def make_settings(game_name: str, strategy_text: str, field_text: str, players: 
                              "values); list other strategies without it")
         field_labels = tuple(parse_strategy(item, registry, "--field").label()
                              for item in field_items)
+    if league and objective == "self-play":
+        raise InputError("--league: the self-play objective has no field to grow; use "
+                         "--objective wins (or another objective against a field)")
+    if rounds is not None and not league:
+        raise InputError("--rounds: needs --league (the rounds of a growing field)")
+    league_rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    if league_rounds < 1:
+        raise InputError(f"--rounds: must be at least 1, got {rounds}")
     if objective == "self-play" and field_labels:
         raise InputError("--field: the self-play objective seats the candidate everywhere, so "
                          "the field is 'self'; keep a rival in view with --guard instead")
@@ -406,7 +465,8 @@ def make_settings(game_name: str, strategy_text: str, field_text: str, players: 
                         reevaluate_games=reevaluate_games, final_games=final_games,
                         command=command, guard=guard_label, guard_share=share,
                         guard_penalty=penalty, guard_games=guard_games or 0,
-                        guard_by=judgement if guard_label else "estimate")
+                        guard_by=judgement if guard_label else "estimate", league=league,
+                        rounds=league_rounds, league_round=1 if league else 0)
 
 
 def _split_field(text: str) -> list[str]:
@@ -439,6 +499,13 @@ def objective_sums(objective: str, played, players: int) -> tuple[np.ndarray, np
     seat_strategy = played.seat_strategy
     deal_of_game = played.deal_of_game
     scores = played.scores.astype(np.float64)
+    if objective in WIN_OBJECTIVES:
+        # The game's own win shares (ties as the game breaks them), summed over the
+        # candidate's seats: its share of each game, of which every game counts one.
+        share = (played.wins * (seat_strategy == 0)).sum(axis=1)
+        values = np.bincount(deal_of_game, weights=share, minlength=deals)
+        counts = np.bincount(deal_of_game, minlength=deals).astype(np.float64)
+        return values, counts
     if objective == "head-to-head":
         entries = int(seat_strategy.max()) + 1
         pair_sum, pair_count = pair_outcomes(entries, seat_strategy, deal_of_game,
@@ -486,6 +553,90 @@ def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[Strat
                       int(played.scores.shape[0]), sums, counts)
 
 
+def wins_evaluation(objective: str, sums: np.ndarray, counts: np.ndarray,
+                    labels: list[str]) -> Evaluation:
+    """The win objective from per-deal sums against each member of the field: ``sums`` and
+    ``counts`` are (deals, members), the candidate's win share summed over each member's games
+    of a deal and those games' number, every member on the same deals (common random numbers).
+
+    Each member's share comes with its 95% interval clustered by deal (Wilson at the effective
+    sample size, ``proportion_interval``). ``wins`` is the mean of the members' shares: the
+    members' sums are averaged within each deal before the cluster variance, so the covariance
+    the shared deals induce between members is counted. ``wins-min`` is the smallest share; its
+    interval runs from the smallest lower to the smallest upper end of the members' simultaneous
+    (max-|t|) 95% intervals, which all hold together with 95% probability, so it covers the
+    smallest true share whichever member that is. Its per-deal sums (for the re-evaluation's
+    contrasts) are those of the member smallest here, taken as fixed."""
+    sums = np.asarray(sums, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    members = sums.shape[1]
+    means = ratio_means(sums, counts)
+    shares = means.means
+    games = counts.sum(axis=0)
+    low, high = proportion_interval(shares, means.standard_errors, means.clusters, games)
+    rows = [{"label": label, "share": float(shares[m]), "low": float(low[m]),
+             "high": float(high[m]), "games": int(games[m])}
+            for m, label in enumerate(labels)]
+    if objective == "wins":
+        per_deal_values, per_deal_counts = sums.mean(axis=1), counts.mean(axis=1)
+        overall = ratio_means(per_deal_values[:, None], per_deal_counts[:, None])
+        value = float(overall.means[0])
+        standard_error = float(overall.standard_errors[0])
+        value_low, value_high = (float(bound) for bound in proportion_interval(
+            value, standard_error, overall.clusters, float(games.sum())))
+    else:
+        smallest = int(np.argmin(shares))  # the first on a tie
+        per_deal_values, per_deal_counts = sums[:, smallest], counts[:, smallest]
+        value = float(shares[smallest])
+        standard_error = float(means.standard_errors[smallest])
+        if members == 1:
+            value_low, value_high = float(low[0]), float(high[0])
+        else:
+            family = contrast_intervals(means, np.eye(members), simultaneous=True)
+            # a share lies in [0, 1]: cutting the family's bounds there loses no coverage
+            value_low = float(np.clip(family.low, 0.0, 1.0).min())
+            value_high = float(np.clip(family.high, 0.0, 1.0).min())
+    return Evaluation(value, standard_error, value_low, value_high, means.clusters,
+                      int(games.sum()), per_deal_values, per_deal_counts, members=rows)
+
+
+def _play_wins(game: Game, data, settings: TuneSettings, candidate: StrategySpec,
+               games: int, seed: int, workers: int,
+               progress: Callable[[int], None] | None) -> Evaluation:
+    """The win objective of ``candidate`` against each member of the field in two-strategy
+    games, seats rotated, every member on the same deals of master seed ``seed``
+    (``member_games`` each)."""
+    members = field_specs(settings)
+    deals = deals_per_lineup(2, settings.players, member_games(settings, games))
+    sums, counts = [], []
+    for index, member in enumerate(members):
+        base = index * deals * lineup_count(2, settings.players)
+
+        def report(done: int, total: int, base=base) -> None:
+            if progress is not None:
+                progress(base + done)
+
+        played = play_rotations(game, data, settings.players, settings.rules,
+                                [candidate, member], deals, seed, workers, progress=report)
+        member_sums, member_counts = objective_sums(settings.objective, played,
+                                                    settings.players)
+        sums.append(member_sums)
+        counts.append(member_counts)
+    return wins_evaluation(settings.objective, np.stack(sums, axis=1),
+                           np.stack(counts, axis=1), member_labels(settings))
+
+
+def member_labels(settings: TuneSettings) -> list[str]:
+    """The labels of the field's members (the start's when the field is 'self')."""
+    return [spec.label() for spec in field_specs(settings)]
+
+
+def member_games(settings: TuneSettings, games: int) -> int:
+    """Games against each member in an evaluation of ``games`` games: split evenly over the
+    field (before rounding up to whole deals x rotations)."""
+    return math.ceil(games / max(1, len(settings.field)))
+
+
 def guard_penalty(settings: TuneSettings, share: float) -> float:
     """Objective units taken off a value whose head to head against the guard's rival is
     ``share``: ``guard_penalty`` per percentage point below ``guard_share`` (0 without a guard
@@ -518,12 +669,16 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
     deals, and the penalty that costs (``Evaluation.tuning_value``; on ``fresh`` deals the
     share judged is ``judged_share``'s)."""
     candidate = _spec(settings, values)
-    lineup = [candidate] if settings.every_seat else [candidate, *field_specs(settings)]
-    evaluation = _play_objective(game, data, settings, lineup, settings.objective, games, seed,
-                                 workers, progress)
+    if settings.by_wins:
+        evaluation = _play_wins(game, data, settings, candidate, games, seed, workers,
+                                progress)
+    else:
+        lineup = [candidate] if settings.every_seat else [candidate, *field_specs(settings)]
+        evaluation = _play_objective(game, data, settings, lineup, settings.objective, games,
+                                     seed, workers, progress)
     if not settings.guard:
         return evaluation
-    played_games = games_per_lineup(len(lineup), settings.players, games)
+    played_games = objective_games(settings, games)
     rival = parse_strategy(settings.guard, game.strategies(), "guard")
 
     def report(done: int) -> None:
@@ -553,8 +708,20 @@ def games_per_lineup(entries: int, players: int, games: int) -> int:
 
 def objective_entries(settings: TuneSettings) -> int:
     """Lineup entries of an evaluation's objective games: the candidate alone in every seat,
-    or the candidate and the field (the start when the field is 'self')."""
+    the candidate and one member at a time (wins objectives), or the candidate and the field
+    (the start when the field is 'self')."""
+    if settings.by_wins:
+        return 2
     return 1 if settings.every_seat else 1 + max(1, len(settings.field))
+
+
+def objective_games(settings: TuneSettings, games: int) -> int:
+    """Games an evaluation of ``games`` plays for its objective (whole deals x rotations; for
+    wins objectives, against every member in turn)."""
+    if settings.by_wins:
+        members = max(1, len(settings.field))
+        return members * games_per_lineup(2, settings.players, member_games(settings, games))
+    return games_per_lineup(objective_entries(settings), settings.players, games)
 
 
 def _guard_games(settings: TuneSettings, games: int) -> int:
@@ -568,7 +735,7 @@ def _guard_games(settings: TuneSettings, games: int) -> int:
 def games_per_evaluation(settings: TuneSettings, games: int) -> int:
     """Games an evaluation of ``games`` really plays (whole deals x rotations), with the
     guard's games."""
-    total = games_per_lineup(objective_entries(settings), settings.players, games)
+    total = objective_games(settings, games)
     if settings.guard:
         total += games_per_lineup(2, settings.players, _guard_games(settings, games))
     return total
@@ -655,7 +822,8 @@ def _records(study, settings: TuneSettings) -> list[TrialRecord]:
                                    attrs.get("objective_value", float(trial.value)),
                                    attrs.get("guard_share", math.nan),
                                    attrs.get("guard_low", math.nan),
-                                   attrs.get("guard_high", math.nan)))
+                                   attrs.get("guard_high", math.nan),
+                                   attrs.get("members")))
     return sorted(records, key=lambda r: r.number)
 
 
@@ -700,8 +868,7 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
     data = game.load_data(settings.data_file)
     per_trial = games_per_evaluation(settings, settings.games)
     per_candidate = games_per_evaluation(settings, reevaluate_games(settings))
-    final_entries = len(final_lineup_labels(settings, "tuned", "start"))
-    final_total = games_per_lineup(final_entries, settings.players, final_games(settings))
+    final_total = final_total_games(settings)
     total = (settings.trials * per_trial + (settings.reevaluate + 1) * per_candidate
              + final_total)
 
@@ -753,6 +920,9 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
             trial.set_user_attr("guard_share", evaluation.guard_share)
             trial.set_user_attr("guard_low", evaluation.guard_low)
             trial.set_user_attr("guard_high", evaluation.guard_high)
+        if evaluation.members is not None:
+            trial.set_user_attr("members", [[row["share"], row["low"], row["high"]]
+                                            for row in evaluation.members])
         study.tell(trial, evaluation.tuning_value)
         done_games += per_trial
         best = (evaluation.tuning_value if best is None
@@ -842,6 +1012,8 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
                "gain_high": math.nan if index == 0 else float(contrasts.high[index - 1]),
                "deals": evaluation.deals, "games": evaluation.games,
                "chosen": index == best_index}
+        if evaluation.members is not None:
+            row["members"] = evaluation.members
         if settings.guard:
             row.update({"guard_share": evaluation.guard_share,
                         "guard_low": evaluation.guard_low, "guard_high": evaluation.guard_high,
@@ -866,10 +1038,21 @@ def chosen_index(settings: TuneSettings, evaluations: list[Evaluation]) -> int:
 def final_lineup_labels(settings: TuneSettings, tuned: str, start: str) -> list[str]:
     """The final tournament's lineup: tuned, start, the field, and the guard's rival when it is
     not among them."""
-    labels = [tuned, start, *settings.field]
-    if settings.guard and settings.guard not in labels:
-        labels.append(settings.guard)
+    labels = [tuned, start]
+    # a league's field holds earlier rounds' values, the start among them: each plays once
+    for label in [*settings.field, *([settings.guard] if settings.guard else [])]:
+        if label not in labels:
+            labels.append(label)
     return labels
+
+
+def final_total_games(settings: TuneSettings) -> int:
+    """Games of the final comparison (for the progress bar): one tournament, or for wins
+    objectives a two-strategy match against each opponent."""
+    labels = final_lineup_labels(settings, "tuned", "start")
+    if settings.by_wins:
+        return (len(labels) - 1) * games_per_lineup(2, settings.players, final_games(settings))
+    return games_per_lineup(len(labels), settings.players, final_games(settings))
 
 
 def _json_number(value):
@@ -890,12 +1073,18 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
     # (strategies outnumbering seats) are played again
     key = {"tuned": tuned_spec.label(), "start": start_spec.label(),
            "lineups": lineup_count(entries, settings.players)}
+    if settings.by_wins:
+        # two-strategy matches against each opponent, not one tournament
+        key.update({"objective": settings.objective, "lineups": lineup_count(2,
+                                                                              settings.players)})
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:
             return stored["final"]
     if tuned_spec.label() == start_spec.label():
         final = None
+    elif settings.by_wins:
+        final = _final_wins(settings, tuned_spec, start_spec, game, data, workers, progress)
     else:
         registry = game.strategies()
         lineup = [tuned_spec, start_spec] + [
@@ -930,6 +1119,52 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
     return final
 
 
+def _final_wins(settings: TuneSettings, tuned_spec: StrategySpec, start_spec: StrategySpec,
+                game, data, workers: int, progress) -> dict[str, Any]:
+    """The tuned values against the start and against every member of the field (and the
+    guard's rival), each in two-strategy games with seats rotated, all on the same fresh deals
+    (``final_games`` games each): the win share of the tuned seats with its 95% interval
+    (clustered by deal) and the mean scores of both sides."""
+    registry = game.strategies()
+    labels = final_lineup_labels(settings, tuned_spec.label(), start_spec.label())
+    opponents = [start_spec] + [parse_strategy(label, registry, "field") for label in labels[2:]]
+    roles = ["start"] + [label for label in labels[2:]]
+    seed = derived_seed(settings.seed, _FINAL_STREAM)
+    deals = deals_per_lineup(2, settings.players, final_games(settings))
+    per_opponent = deals * lineup_count(2, settings.players)
+    rows = []
+    for index, (role, opponent) in enumerate(zip(roles, opponents, strict=True)):
+        base = index * per_opponent
+
+        def update(done: int, total: int, base=base) -> None:
+            progress(base + done)
+
+        played = play_rotations(game, data, settings.players, settings.rules,
+                                [tuned_spec, opponent], deals, seed, workers, progress=update)
+        sums, counts = objective_sums("wins", played, settings.players)
+        member = wins_evaluation("wins", sums[:, None], counts[:, None], [role]).members[0]
+        tuned_seats = played.seat_strategy == 0
+        member.update({"opponent": opponent.label(), "deals": deals,
+                       "tuned_score": float(played.scores[tuned_seats].mean()),
+                       "opponent_score": float(played.scores[~tuned_seats].mean())})
+        rows.append(member)
+    start_row = rows[0]
+    table = ["| opponent | tuned's win share (95% CI) | games | mean score, tuned | "
+             "mean score, opponent |", "| --- | --- | --- | --- | --- |"]
+    for row in rows:
+        table.append(f"| {row['label']} | {_share(row['share'])} ({_share(row['low'])} to "
+                     f"{_share(row['high'])}) | {row['games']:,} | {row['tuned_score']:.2f} | "
+                     f"{row['opponent_score']:.2f} |")
+    return {"seed": seed, "kind": "wins", "members": rows, "table": "\n".join(table),
+            "head_to_head": start_row["share"], "head_to_head_low": start_row["low"],
+            "head_to_head_high": start_row["high"],
+            "head_to_head_ci": max(start_row["share"] - start_row["low"],
+                                   start_row["high"] - start_row["share"]),
+            "tuned_score": start_row["tuned_score"], "start_score": start_row["opponent_score"],
+            "score_gain": start_row["tuned_score"] - start_row["opponent_score"],
+            "games": sum(row["games"] for row in rows)}
+
+
 def _format(value: float) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -949,6 +1184,17 @@ def objective_text(settings: TuneSettings) -> str:
                else ", ".join(settings.field))
     if settings.every_seat:
         return "the mean score per seat when the candidate takes every seat of every game"
+    members = ("the strategy at its starting values" if settings.self_play
+               else "each of " + ", ".join(settings.field))
+    match = (f"the candidate's win share against {members} in two-strategy games, seats "
+             f"rotated (the game's own win shares: ties as the game breaks them), every member "
+             f"on the same deals")
+    if settings.objective == "wins":
+        return f"the mean over the members of {match}"
+    if settings.objective == "wins-min":
+        return (f"the smallest over the members of {match} (its interval: from the smallest "
+                f"lower to the smallest upper end of the members' simultaneous max-|t| 95% "
+                f"intervals)")
     return {"head-to-head": f"share of pairs of seats in which the candidate outscores "
                             f"{against} (ties half)",
             "margin": f"the candidate's mean score minus that of {against} in the same games",
@@ -985,15 +1231,20 @@ def result_lines(result: TuneResult) -> list[str]:
     return [head, "", rule]
 
 
-def report_markdown(result: TuneResult) -> str:
+def report_markdown(result: TuneResult, league: LeagueResult | None = None) -> str:
     """The short report: what was tuned and how, the values found, the re-evaluation, the
-    final head-to-head, the progress curve."""
+    final head-to-head, the progress curve; with ``league``, its rounds first."""
     s = result.settings
     game = get_game(s.game)
     info = game.strategies()[s.strategy]
     lines = [f"# Tuning `{s.strategy}` ({game.title}, {s.players} players)", ""]
     if s.command:
         lines += ["Command:", "", "```", s.command, "```", ""]
+    if league is not None:
+        lines += [*league_lines(league), ""]
+    if s.league_round > 1:
+        lines += [f"League round {s.league_round}: it starts from the values the round before "
+                  f"accepted, which joined the field.", ""]
     rules = ", ".join(f"{k}={v}" for k, v in s.rules.items()) or "defaults"
     if s.every_seat:
         field_text = "none: the candidate takes every seat"
@@ -1055,6 +1306,15 @@ def report_markdown(result: TuneResult) -> str:
                  f"{row['value']:.4g} ({row['low']:.4g} to {row['high']:.4g})")
         lines.append(f"| {row['label']} | {_format(row['tuning_value'])} | {fresh} | {gain} |"
                      f"{guard} {'yes' if row['chosen'] else ''} |")
+    if s.by_wins:
+        lines += ["", "Win shares against each member on these fresh deals (95% CI, clustered "
+                      "by deal):", "",
+                  "| candidate | " + " | ".join(f"`{label}`" for label in member_labels(s))
+                  + " |", "| --- |" + " --- |" * len(member_labels(s))]
+        for row in result.reevaluated:
+            lines.append(f"| {row['label']} | " + " | ".join(
+                f"{_share(m['share'])} ({_share(m['low'])} to {_share(m['high'])})"
+                for m in row.get("members", [])) + " |")
     if s.guard:
         lines += ["", "Values in tuning are after the guard's penalty; values and gains on "
                       "fresh deals are the objective alone. The chosen values are the best "
@@ -1069,28 +1329,42 @@ def report_markdown(result: TuneResult) -> str:
         if not result.gain_shown:
             lines += [f"No gain was shown on fresh deals: 'tuned' below is the chosen trial "
                       f"(kept in `{CANDIDATE_FILE}`), not values to use.", ""]
-        lines += [f"Tuned against start: {100 * final['head_to_head']:.1f}% ± "
-                  f"{100 * final['head_to_head_ci']:.1f}% head to head (95% CI, by deal); mean "
-                  f"score {final['score_gain']:+.2f}."]
+        if final.get("kind") == "wins":
+            lines += [f"Tuned against start: win share {_share(final['head_to_head'])} "
+                      f"({_share(final['head_to_head_low'])} to "
+                      f"{_share(final['head_to_head_high'])}, 95% CI clustered by deal); mean "
+                      f"score {final['tuned_score']:.2f} (tuned) against "
+                      f"{final['start_score']:.2f} (start) in those games. Each row below is "
+                      f"a two-strategy match, seats rotated, on the same deals no trial or "
+                      f"re-evaluation played (seed {final['seed']}):", "", final["table"]]
+        else:
+            lines += [f"Tuned against start: {100 * final['head_to_head']:.1f}% ± "
+                      f"{100 * final['head_to_head_ci']:.1f}% head to head (95% CI, by deal); "
+                      f"mean score {final['score_gain']:+.2f}."]
         if final.get("guard"):
             guard = final["guard"]
             lines += [f"Against `{s.guard}`: tuned {100 * guard['tuned']:.1f}% ± "
                       f"{100 * guard['tuned_ci']:.1f}%, start {100 * guard['start']:.1f}% ± "
                       f"{100 * guard['start_ci']:.1f}% (the guard's minimum: "
                       f"{100 * s.guard_share:.4g}%)."]
-        lines += [f"A tournament on deals no trial or re-evaluation played (seed "
-                  f"{final['seed']}):", "", "```", final["table"], "```"]
+        if final.get("kind") != "wins":
+            lines += [f"A tournament on deals no trial or re-evaluation played (seed "
+                      f"{final['seed']}):", "", "```", final["table"], "```"]
     lines += ["", "## Progress", "", f"![progress]({CURVE_FILE})", "",
               "| trial | value (95% CI) | "
               + (f"objective | against `{s.guard}` | " if s.guard else "")
+              + ("win share by member | " if s.by_wins else "")
               + " | ".join(s.tuned) + " |",
               "| --- | --- | " + ("--- | --- | " if s.guard else "")
+              + ("--- | " if s.by_wins else "")
               + " | ".join("---" for _ in s.tuned) + " |"]
     for record in sorted(result.trials, key=lambda r: -r.value)[:10]:
         guard = (f"{record.objective_value:.4g} | {_share(record.guard_share)} | "
                  if s.guard else "")
+        shares = (", ".join(_share(member[0]) for member in record.members or []) + " | "
+                  if s.by_wins else "")
         lines.append(f"| {record.number} | {record.value:.4g} ({_format(record.low)} to "
-                     f"{_format(record.high)}) | {guard}"
+                     f"{_format(record.high)}) | {guard}{shares}"
                      + " | ".join(_format(record.values[name]) for name in s.tuned) + " |")
     lines.append("")
     lines.append("(the ten best trials by their tuning value; the values of the best trials are "
@@ -1128,6 +1402,33 @@ def _finite(value: Any) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
+def final_wins_fields(final: dict[str, Any]) -> dict[str, Any]:
+    """The ``[tuning]`` fields of a wins final: the tuned values' win share against the start
+    and against each other opponent with 95% intervals (clustered by deal) and games."""
+    start = final["members"][0]
+    fields: dict[str, Any] = {
+        "final_win_share_vs_start": start["share"], "final_win_share_vs_start_low": start["low"],
+        "final_win_share_vs_start_high": start["high"], "final_games_vs_start": start["games"],
+        "final_mean_score_tuned": start["tuned_score"],
+        "final_mean_score_start": start["opponent_score"]}
+    fields["final_win_shares"] = "; ".join(
+        f"{row['label']}: {_share(row['share'])} ({_share(row['low'])} to "
+        f"{_share(row['high'])}, 95% CI), {row['games']} games" for row in final["members"])
+    fields["final_games"] = final["games"]
+    return fields
+
+
+def games_played(result: TuneResult) -> int:
+    """Games the run played: every trial, the re-evaluation and the final comparison."""
+    s = result.settings
+    total = len(result.trials) * games_per_evaluation(s, s.games)
+    total += len(result.reevaluated) * games_per_evaluation(s, reevaluate_games(s))
+    if result.final is not None:
+        total += (result.final["games"] if "games" in result.final
+                  else int(result.final["document"].get("games", 0)))
+    return total
+
+
 def write_outputs(result: TuneResult) -> None:
     """The parameters file, the report and the progress curve, each written atomically.
 
@@ -1154,6 +1455,11 @@ def write_outputs(result: TuneResult) -> None:
         tuning.update({key: row[name] for key, name in (("fresh_gain_low", "gain_low"),
                                                         ("fresh_gain_high", "gain_high"))
                        if _finite(row[name])})
+        tuning["fresh_gain_interval"] = (
+            f"simultaneous 95% (max-|t| over the start and {len(result.reevaluated) - 1} "
+            f"re-evaluated trials, clustered by deal), {row['games']} games each")
+        if s.league_round:
+            tuning["league_round"] = s.league_round
         if s.guard:
             tuning.update({"guard": s.guard, "guard_share": s.guard_share,
                            "guard_by": s.guard_by, "meets_guard": bool(row["meets_guard"])})
@@ -1161,9 +1467,13 @@ def write_outputs(result: TuneResult) -> None:
                            (("fresh_guard_share", "guard_share"),
                             ("fresh_guard_low", "guard_low")) if _finite(row[name])})
         if result.final is not None and row["chosen"]:
-            tuning["final_head_to_head"] = result.final["head_to_head"]
+            if result.final.get("kind") == "wins":
+                tuning.update(final_wins_fields(result.final))
+            else:
+                tuning["final_head_to_head"] = result.final["head_to_head"]
             if result.final.get("guard"):
                 tuning["final_guard_head_to_head"] = result.final["guard"]["tuned"]
+        tuning["games_played"] = games_played(result)
         if s.command:
             tuning["command"] = s.command
         if shown:
@@ -1177,3 +1487,100 @@ def write_outputs(result: TuneResult) -> None:
                           format_parameters_file(s.strategy, row["values"], tuning, comment))
     write_bytes_atomic(result.out / CURVE_FILE, progress_curve(result))
     write_text_atomic(result.out / REPORT_FILE, report_markdown(result))
+
+
+@dataclass
+class LeagueResult:
+    """The rounds of a growing field (``--league``): round 1 in the output folder itself,
+    round k in ``OUT/round-k``; each round after the first starts from the values the round
+    before it accepted, with them added to its field."""
+
+    rounds: list[TuneResult]
+    out: Path
+
+    @property
+    def accepted(self) -> TuneResult | None:
+        """The last round whose gain was shown (its values are ``OUT/tuned.toml``)."""
+        return next((result for result in reversed(self.rounds) if result.gain_shown), None)
+
+
+def round_seed(seed: int, number: int) -> int:
+    """The master seed of league round ``number`` (2, 3, ...): fresh deals for its trials,
+    re-evaluation and final (``SeedSequence(seed, spawn_key=(4, number))``)."""
+    state = np.random.SeedSequence(seed, spawn_key=(_ROUND_STREAM, number)).generate_state(
+        2, np.uint32)
+    return int(state[0]) | (int(state[1]) << 32)
+
+
+def round_settings(base: TuneSettings, previous: TuneResult, number: int) -> TuneSettings:
+    """The settings of league round ``number``: it starts from the values ``previous``
+    accepted, which join its field (after the round before's members, or the start when that
+    field was 'self'); everything else as ``base``, on its own master seed. The round's folder
+    is a normal run folder, so its settings start no further rounds themselves."""
+    before = previous.settings
+    accepted = {k: float(v) for k, v in previous.chosen_row["values"].items()}
+    members = list(before.field) or [_spec(before, before.start).label()]
+    grown = list(dict.fromkeys([*members, _spec(before, accepted).label()]))
+    return replace(base, start=accepted, field=tuple(grown), seed=round_seed(base.seed, number),
+                   league=False, league_round=number)
+
+
+def run_league(settings: TuneSettings, out: str | Path, workers: int = 1,
+               progress: Callable[[int, int, str], None] | None = None) -> LeagueResult:
+    """Run (or go on with) a league: round 1 in ``out``, then while a round's gain is shown and
+    fewer than ``settings.rounds`` have run, another in ``out/round-k`` (``round_settings``).
+    Stops at the first round with no gain shown. ``out/tuned.toml`` ends as the last accepted
+    round's, and ``out/report.md`` lists the rounds. A resumed league replays nothing stored:
+    every round's trials, re-evaluation and final are kept in its folder."""
+    out = Path(out)
+
+    def in_round(number: int) -> Callable[[int, int, str], None] | None:
+        if progress is None:
+            return None
+        return lambda done, total, status: progress(done, total, f"round {number}: {status}")
+
+    rounds = [run_tuning(settings, out, workers, in_round(1))]
+    while rounds[-1].gain_shown and len(rounds) < settings.rounds:
+        number = len(rounds) + 1
+        rounds.append(run_tuning(round_settings(settings, rounds[-1], number),
+                                 out / ROUND_FOLDER.format(number), workers, in_round(number)))
+    league = LeagueResult(rounds, out)
+    accepted = league.accepted
+    if accepted is not None and accepted.out != out:
+        write_text_atomic(out / PARAMETERS_FILE,
+                          (accepted.out / PARAMETERS_FILE).read_text(encoding="utf-8"))
+    write_text_atomic(out / REPORT_FILE, report_markdown(rounds[0], league))
+    return league
+
+
+def league_lines(league: LeagueResult) -> list[str]:
+    """The report's league section: per round its folder, field, chosen values and gain on
+    fresh deals, and which round's values ``tuned.toml`` holds."""
+    first = league.rounds[0].settings
+    lines = ["## League rounds", "",
+             f"A growing field (`--league`, at most {first.rounds} rounds): after each round "
+             f"the chosen values, if their gain over the round's start was shown on fresh "
+             f"deals, join the field and the next round starts from them; the league stops "
+             f"at the first round with no gain shown. Each round is a normal run folder; this "
+             f"report's later sections are round 1's.", "",
+             "| round | folder | field | chosen values | gain on fresh deals (simultaneous 95% "
+             "CI) | gain shown |", "| --- | --- | --- | --- | --- | --- |"]
+    for number, result in enumerate(league.rounds, start=1):
+        s = result.settings
+        folder = "." if result.out == league.out else ROUND_FOLDER.format(number)
+        field_text = ", ".join(f"`{label}`" for label in s.field) or "self (the start)"
+        row = result.kept_row
+        values = ("-" if row is None else
+                  ", ".join(f"{name}={_format(row['values'][name])}" for name in s.tuned))
+        gain = ("-" if row is None else f"{row['gain']:+.4g} ({row['gain_low']:+.4g} to "
+                                        f"{row['gain_high']:+.4g}) in {s.objective}")
+        lines.append(f"| {number} | `{folder}` | {field_text} | {values} | {gain} | "
+                     f"{'yes' if result.gain_shown else 'no'} |")
+    accepted = league.accepted
+    if accepted is None:
+        lines += ["", f"No round showed a gain: no `{PARAMETERS_FILE}` was written."]
+    else:
+        number = league.rounds.index(accepted) + 1
+        lines += ["", f"`{PARAMETERS_FILE}` holds round {number}'s values, the last accepted "
+                      f"round's."]
+    return lines

@@ -15,6 +15,7 @@ import typer
 from sim import __version__
 from sim.cli.bench import bench
 from sim.cli.ladder import ladder
+from sim.cli.league import league
 from sim.cli.options import HelpTextCommand, OneLineErrorsGroup, user_errors
 from sim.cli.play import play
 from sim.cli.report import report
@@ -39,7 +40,7 @@ app = typer.Typer(
 COMMANDS = (("score", score), ("play", play), ("bench", bench), ("run", run),
             ("report", report), ("sweep", sweep), ("tune-trees", tune_trees), ("runs", runs),
             ("tournament", tournament), ("strategies", strategies),
-            ("tune-strategy", tune_strategy), ("ladder", ladder))
+            ("tune-strategy", tune_strategy), ("ladder", ladder), ("league", league))
 
 
 def _print_version(value: bool) -> None:

@@ -59,8 +59,9 @@ def ladder(
 
     One rotated tournament on common deals (every strategy in every seat); Bradley-Terry
     ratings with 95% deal-bootstrap intervals, mean scores and win rates with 95% CIs by deal.
-    Tiers split where neighbours' rating intervals do not overlap. Writes OUT/ladder.md and
-    OUT/ladder.png."""
+    Tiers split where neighbours' rating intervals do not overlap. Then what the bots of the
+    main tournament play like, beside recorded human games when the game ships some. Writes
+    OUT/ladder.md and OUT/ladder.png."""
     # scipy's statistics load only for this command (every command imports this module).
     from sim.ladder import ladder_plot, run_ladder
     from sim.tournament import parse_strategy_list
@@ -98,6 +99,7 @@ def ladder(
                             slow_names, slow_games, update)
     result.excluded = left_out
     typer.echo(result.table())
+    typer.echo("\n" + result.profile.rstrip("\n"))
     folder = out or Path(f"reports/ladder-{chosen.name}-{players}p")
     write_text_atomic(folder / "ladder.md", result.markdown())
     write_bytes_atomic(folder / "ladder.png", ladder_plot(result))

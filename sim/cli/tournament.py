@@ -55,13 +55,18 @@ def tournament(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the results to this JSON file.")
     ] = None,
+    markdown_out: Annotated[
+        Path | None, typer.Option("--markdown", help="Also write the table and \"What the bots "
+                                                     "play like\" to this markdown file.")
+    ] = None,
     game: GameOption = DEFAULT_GAME,
     rule_options: dict[str, int] | None = None,
 ) -> None:
     """Play every strategy in every seat on the same deals and rate them.
 
     Prints scores and win rates with 95% CIs, head-to-head win rates and Bradley-Terry
-    ratings."""
+    ratings, then what the bots play like (points by category, cubes, cards, game length)
+    beside recorded human games when the game ships some for these players and rules."""
     # scipy's statistics load only for this command (every command imports this module).
     from sim.tournament import parse_strategy_list, run_tournament
 
@@ -77,6 +82,10 @@ def tournament(
     result = run_tournament(chosen, data, players, rules, lineup, games, seed,
                             workers if workers is not None else default_workers())
     typer.echo(result.table())
+    typer.echo("\n" + result.profile.rstrip("\n"))
+    if markdown_out is not None:
+        write_text_atomic(markdown_out, result.markdown())
+        typer.echo(f"\nwrote {markdown_out}")
     if json_out is not None:
         write_text_atomic(json_out, json.dumps(result.document(), indent=1) + "\n")
         typer.echo(f"\nwrote {json_out}")

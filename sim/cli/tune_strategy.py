@@ -1,4 +1,5 @@
-"""``sim tune-strategy``: tune a strategy's declared parameters by self-play on common deals."""
+"""``sim tune-strategy``: tune a strategy's declared parameters on common deals, by default for
+its win share against a field (optionally a growing one: ``--league``)."""
 
 from __future__ import annotations
 
@@ -55,12 +56,27 @@ def tune_strategy(
         str | None, typer.Option("--parameters", help="Only these parameters, comma-separated "
                                                       "(default: every declared one).")] = None,
     objective: Annotated[
-        str, typer.Option("--objective", help="What a trial maximises: head-to-head (how often "
-                                              "it outscores the field at the same table), "
-                                              "margin (its mean score minus the field's), "
-                                              "score, or self-play (its mean score with itself "
-                                              "in every seat; --field self).")
-    ] = "head-to-head",
+        str, typer.Option("--objective", help="What a trial maximises: wins (the default: its "
+                                              "mean win share over the field's members, each "
+                                              "met alone in two-strategy games, seats "
+                                              "rotated, ties as the game breaks them), "
+                                              "wins-min (its smallest win share over the "
+                                              "members), head-to-head (how often it "
+                                              "outscores the field at the same table), margin "
+                                              "(its mean score minus the field's), score, or "
+                                              "self-play (its mean score with itself in every "
+                                              "seat; --field self; never the default).")
+    ] = "wins",
+    league: Annotated[
+        bool, typer.Option("--league", help="A growing field: values whose gain is shown on "
+                                            "fresh deals join the field and a new round "
+                                            "starts from them in OUT/round-2, OUT/round-3, "
+                                            "...; stops at the first round with no gain "
+                                            "shown. OUT/tuned.toml is the last accepted "
+                                            "round's.")] = False,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="With --league: the most rounds, the first "
+                                                  "included (default 3).")] = None,
     guard: Annotated[
         str | None, typer.Option("--guard", help="A rival to keep in view: every trial also "
                                                  "plays it head to head, and a trial that wins "
@@ -91,7 +107,9 @@ def tune_strategy(
                                                      "--games).")] = 0,
     final_games: Annotated[
         int, typer.Option("--final-games", help="Games of the final head-to-head of tuned "
-                                                "against start (0: four times --games).")] = 0,
+                                                "against start (0: four times --games); for "
+                                                "wins objectives, games against the start "
+                                                "and against each field member.")] = 0,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed (deals and the "
                                                            "sampler).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Output folder (default: "
@@ -108,19 +126,21 @@ def tune_strategy(
     quiet: QuietOption = False,
     rule_options: dict[str, int] | None = None,
 ) -> None:
-    """Tune a strategy's declared parameters by self-play (optuna CMA-ES).
+    """Tune a strategy's declared parameters (optuna CMA-ES), by default for winning.
 
     Every trial plays the same deals and seat rotations against the field (common random
-    numbers), or with itself in every seat (--objective self-play), and, with --guard, against
-    a rival it must keep beating; the best trials are re-evaluated on fresh deals, and the
-    chosen values meet the starting values (and the rival) head to head on a third set of
-    deals. Writes OUT/tuned.toml (use it as --strategy NAME@OUT/tuned.toml in any command) only
-    when the chosen trial's gain over the start on fresh deals is shown (the lower end of its
-    simultaneous 95% interval above 0, and the --guard minimum met); otherwise it prints 'no
-    gain shown on fresh deals' and keeps the best trial's values in OUT/candidate.toml, marked
-    as such (exit code 0 either way). Also OUT/report.md and OUT/progress.png; the optimiser's
-    state is OUT/study.sqlite3, so Ctrl-C loses at most the trial being played and --resume OUT
-    goes on with the same trials."""
+    numbers): by default (--objective wins) against each member alone, its value the mean win
+    share over the members; or with itself in every seat (--objective self-play), and, with
+    --guard, against a rival it must keep beating. The best trials are re-evaluated on fresh
+    deals, and the chosen values meet the starting values and every field member (and the
+    rival) on a third set of deals. Writes OUT/tuned.toml (use it as --strategy
+    NAME@OUT/tuned.toml in any command) only when the chosen trial's gain over the start on
+    fresh deals is shown (the lower end of its simultaneous 95% interval above 0, and the
+    --guard minimum met); otherwise it prints 'no gain shown on fresh deals' and keeps the best
+    trial's values in OUT/candidate.toml, marked as such (exit code 0 either way). Also
+    OUT/report.md and OUT/progress.png; the optimiser's state is OUT/study.sqlite3, so Ctrl-C
+    loses at most the trial being played and --resume OUT goes on with the same trials (with
+    --league, with the round in progress)."""
     # scipy's statistics and optuna load only for this command.
     from sim.tune_strategy import (
         CANDIDATE_FILE,
@@ -130,6 +150,7 @@ def tune_strategy(
         check_output_folder,
         make_settings,
         outcome_text,
+        run_league,
         run_tuning,
     )
 
@@ -157,7 +178,8 @@ def tune_strategy(
         settings = make_settings(chosen.name, strategy, field, players, rules, data_path(tiles),
                                  games, 40 if trials is None else trials, seed, objective,
                                  names, reevaluate, reevaluate_games, final_games, command,
-                                 guard, guard_share, guard_penalty, guard_games, guard_by)
+                                 guard, guard_share, guard_penalty, guard_games, guard_by,
+                                 league, rounds)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
         folder = out or Path(f"runs/tune-{safe}")
         check_output_folder(folder, settings, resume=False)
@@ -171,9 +193,14 @@ def tune_strategy(
         bar.update(task, completed=done, total=total,
                    description=f"{settings.strategy}: {status}")
 
+    league_result = None
     try:
         with bar:
-            result = run_tuning(settings, folder, workers=workers, progress=update)
+            if settings.league:
+                league_result = run_league(settings, folder, workers=workers, progress=update)
+                result = league_result.rounds[0]
+            else:
+                result = run_tuning(settings, folder, workers=workers, progress=update)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished trials are kept; go on with "
                    f"`sim tune-strategy --resume {folder}`", err=True)
@@ -193,7 +220,14 @@ def tune_strategy(
                    f"{100 * kept['guard_share']:.1f}% ({100 * kept['guard_low']:.1f}% "
                    f"to {100 * kept['guard_high']:.1f}%); minimum "
                    f"{100 * result.settings.guard_share:.4g}% ({result.settings.guard_by})")
-    if result.final is not None:
+    if result.final is not None and result.final.get("kind") == "wins":
+        typer.echo(f"  final win shares of {chosen_row['label']} on fresh deals (95% CI):")
+        for member in result.final["members"]:
+            typer.echo(f"    vs {member['label']}: {100 * member['share']:.1f}% "
+                       f"({100 * member['low']:.1f}% to {100 * member['high']:.1f}%), "
+                       f"{member['games']:,} games; mean score {member['tuned_score']:.2f} "
+                       f"against {member['opponent_score']:.2f}")
+    elif result.final is not None:
         typer.echo(f"  final head-to-head, {chosen_row['label']} vs start: "
                    f"{100 * result.final['head_to_head']:.1f}% ± "
                    f"{100 * result.final['head_to_head_ci']:.1f}% (95% CI)")
@@ -201,4 +235,14 @@ def tune_strategy(
     typer.echo(outcome_text(result))
     written = ([PARAMETERS_FILE] if result.gain_shown else
                [] if kept is None else [f"{CANDIDATE_FILE} (not shown to gain)"])
+    if league_result is not None:
+        for number, round_result in enumerate(league_result.rounds[1:], start=2):
+            typer.echo(f"round {number} ({round_result.out}): {outcome_text(round_result)}")
+        accepted = league_result.accepted
+        written = ([PARAMETERS_FILE] if accepted is not None else written)
+        typer.echo("league: " + (
+            "no round showed a gain" if accepted is None else
+            f"{PARAMETERS_FILE} holds round {league_result.rounds.index(accepted) + 1}'s "
+            f"values") + f" ({len(league_result.rounds)} of at most "
+            f"{result.settings.rounds} rounds)")
     typer.echo(f"wrote {', '.join(str(folder / name) for name in [*written, REPORT_FILE])}")

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sim.errors import InputError
+
+if TYPE_CHECKING:  # polars loads only where a frame is made (every module imports this one)
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -131,11 +134,16 @@ def _format_bound(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class StrategyInfo:
-    """A registered strategy: name, one-line description and parameters."""
+    """A registered strategy: name, one-line description and parameters; for the league
+    (``sim league``) whether it is the game's strongest, its documented variants (settings text,
+    e.g. ``"space=0"``) and its previous shipped defaults as (member name, parameters file)."""
 
     name: str
     description: str
     parameters: tuple[StrategyParameter, ...] = ()
+    strongest: bool = False
+    variants: tuple[str, ...] = ()
+    previous_defaults: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,19 @@ class DraftColumns:
     enabled_by: str = ""
 
 
+@dataclass(frozen=True)
+class ReferencePlay:
+    """Recorded human play to set beside the bots' (``Game.reference_play``): the final
+    positions of recorded games, one row per player."""
+
+    description: str  # one sentence: what was recorded (games, boards, rules)
+    # polars DataFrame, one row per player: a ``game`` column (the recorded game: the cluster of
+    # its intervals), ``score`` and the game's ``profile_columns`` it has (a missing one: not
+    # recorded)
+    frame: pl.DataFrame
+    source: str  # short words: where the boards come from
+
+
 @dataclass
 class PlayedGame:
     """One game played for ``sim play``: the text to print and the JSON document to save."""
@@ -234,6 +255,15 @@ class Game(ABC):
     trace_step: str = "round"  # what one step of the trace is called ("round", "turn")
     # A column with the turns each player played, when games vary in length ("" when fixed).
     length_column: str = ""
+    # Rows-store columns (numbers per seat) that describe how a player played (points by
+    # category, game length, cards and cubes): the tournament keeps them per seat and its report
+    # shows each strategy's means beside recorded human play (``sim.profile``). Empty: none.
+    profile_columns: tuple[str, ...] = ()
+
+    def reference_play(self, players: int, rules: dict[str, int]) -> ReferencePlay | None:
+        """Recorded human games played with ``players`` and these rules (missing rules at their
+        defaults), to set beside the bots' profile; None when the game ships none that match."""
+        return None
 
     def card_columns(self) -> CardColumns | None:
         """The columns of the cards taken from a face-up offer, or None for a game without."""

@@ -38,11 +38,14 @@ from typing import ClassVar
 import numpy as np
 
 from sim.errors import InputError
+from sim.files import read_user_toml
 from sim.games.base import StrategyInfo, StrategyParameter
 
 KIND_BUILTIN = "built-in"
 KIND_COMPILED = "compiled"
 KIND_PYTHON = "python"
+# Previous shipped defaults: parameters files in this folder of a game's strategy package.
+DEFAULTS_FOLDER = "defaults"
 
 
 class Strategy:
@@ -56,6 +59,10 @@ class Strategy:
     description: ClassVar[str] = ""
     parameters: ClassVar[tuple[StrategyParameter, ...]] = ()
     builtin: ClassVar[bool] = False
+    # The league (``sim league``): the game's strongest strategy, whose default must top it, and
+    # documented variants as settings text (``("space=0",)`` is the member ``name:space=0``).
+    strongest: ClassVar[bool] = False
+    variants: ClassVar[tuple[str, ...]] = ()
     # Set by each game's base class: the compiled hooks and the Python methods of a strategy.
     compiled_functions: ClassVar[tuple[str, ...]] = ()
     python_methods: ClassVar[tuple[str, ...]] = ()
@@ -117,9 +124,14 @@ class Strategy:
         return tuple(getattr(cls, name) for name in cls.compiled_functions)
 
     @classmethod
-    def info(cls, registered_name: str | None = None) -> StrategyInfo:
-        """The ``StrategyInfo`` the CLI shows and validates parameters against."""
-        return StrategyInfo(registered_name or cls.name, cls.description, tuple(cls.parameters))
+    def info(cls, registered_name: str | None = None,
+             previous_defaults: tuple[tuple[str, str], ...] = ()) -> StrategyInfo:
+        """The ``StrategyInfo`` the CLI shows and validates parameters against;
+        ``previous_defaults`` (member name, parameters file) come from the registry, which knows
+        the game's strategy package (``StrategyRegistry.previous_defaults``)."""
+        return StrategyInfo(registered_name or cls.name, cls.description, tuple(cls.parameters),
+                            strongest=bool(cls.strongest), variants=tuple(cls.variants),
+                            previous_defaults=tuple(previous_defaults))
 
     @classmethod
     def parameter_row(cls, values: dict[str, float], slots: int) -> np.ndarray:
@@ -207,6 +219,7 @@ class StrategyRegistry(Mapping):
         self._builtins = builtins
         self._builtin_classes: dict[str, type[Strategy]] | None = None
         self._classes: dict[str, type[Strategy]] | None = None
+        self._defaults_files: list[tuple[str, str, str | None]] | None = None
 
     def _builtin(self) -> dict[str, type[Strategy]]:
         """The shipped strategies only: asking for one never runs a drop-in file."""
@@ -235,6 +248,27 @@ class StrategyRegistry(Mapping):
             self._classes = classes
         return self._classes
 
+    def _previous_defaults_files(self) -> list[tuple[str, str, str | None]]:
+        """(file stem, path, the file's ``strategy`` field or None) of every parameters file in
+        a ``defaults/`` folder of the strategy package, sorted by path; read once."""
+        if self._defaults_files is None:
+            found = []
+            for folder in self._path:
+                for path in sorted((Path(folder) / DEFAULTS_FOLDER).glob("*.toml")):
+                    document = read_user_toml(path, "previous default")
+                    named = document.get("strategy")
+                    found.append((path.stem, str(path), named if isinstance(named, str)
+                                  else None))
+            self._defaults_files = found
+        return self._defaults_files
+
+    def previous_defaults(self, name: str) -> tuple[tuple[str, str], ...]:
+        """The previous shipped defaults of strategy ``name``: (member name = file stem, path)
+        of each parameters file in the package's ``defaults/`` folder that is for ``name`` (its
+        ``strategy`` field, or, without one, a stem ``name-...``)."""
+        return tuple((stem, path) for stem, path, named in self._previous_defaults_files()
+                     if named == name or (named is None and stem.startswith(f"{name}-")))
+
     def strategy_class(self, name: str) -> type[Strategy]:
         """The class registered as ``name`` (loading ``module:Class`` names)."""
         if name in self._builtin():
@@ -259,7 +293,7 @@ class StrategyRegistry(Mapping):
     def __getitem__(self, name: str) -> StrategyInfo:
         if name not in self:
             raise KeyError(name)
-        return self.strategy_class(name).info(name)
+        return self.strategy_class(name).info(name, self.previous_defaults(name))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._registered())

@@ -149,6 +149,8 @@ class ExpertStrategy(Strategy):
                   StrategyParameter("ready", 2.97904, READY, minimum=0.0, tune_high=4.0),
                   StrategyParameter("defer", 1, DEFER, minimum=0, maximum=1, integer=True))
     builtin = True
+    strongest = True
+    variants = ("space=0",)
 
 
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (

@@ -164,8 +164,13 @@ class ExpertStrategy(Strategy):
         StrategyParameter("decay", 0.566805126985678,
                           "factor on the weight of each further zone without a tree in the "
                           "ranking", minimum=0.0, maximum=1.0, tune_low=0.5),
+        StrategyParameter("spread", 0.0,
+                          "placements within this many points of the best count as equal; "
+                          "one of them is played at random", minimum=0.0, tune_high=2.0),
     )
     builtin = True
+    strongest = True
+    variants = ("compact=0",)
 
 
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (

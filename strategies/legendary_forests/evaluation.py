@@ -185,3 +185,26 @@ def pick_best(values, count, rng):
             if next_below(rng, ties) == 0:
                 best = index
     return best
+
+
+@compiled
+def pick_near_best(values, count, spread, rng):
+    """Index of one of ``values[:count]`` within ``spread`` of the largest, uniformly at random
+    with ``rng`` (``pick_best`` when ``spread`` is 0, with its stream of draws). Copies of one
+    strategy at a table draw the same tiles; a choice among near-equal options keeps their
+    planets apart, as different players' are."""
+    if spread <= 0.0:
+        return pick_best(values, count, rng)
+    largest = values[0]
+    for index in range(1, count):
+        if values[index] > largest:
+            largest = values[index]
+    floor = largest - spread - 1e-9
+    chosen = 0
+    near = 0
+    for index in range(count):
+        if values[index] >= floor:
+            near += 1
+            if near == 1 or next_below(rng, near) == 0:
+                chosen = index
+    return chosen

@@ -60,6 +60,7 @@ from strategies.legendary_forests.evaluation import (
     CONTEXT_TURNS_LEFT,
     game_context,
     pick_best,
+    pick_near_best,
 )
 from strategies.legendary_forests.planner import opponent_colour_demand
 
@@ -71,6 +72,7 @@ P_HOPE = 3
 P_DENIAL = 4
 P_COMPACT = 5
 P_DECAY = 6
+P_SPREAD = 7
 
 # Own picks still to come that the ranking of zones without a tree looks at.
 RANKED_PICKS = 12
@@ -544,10 +546,11 @@ def placement_values(params, tiles, table, player, tile, move_cells, move_rotati
 @njit(cache=True)
 def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
                      move_count, rng, scratch, preview):
-    """``expert``: the placement that most raises the planet's expected final value."""
+    """``expert``: the placement that most raises the planet's expected final value (one at
+    random among those within ``spread`` points of it)."""
     moves = placement_values(params, tiles, table, player, tile, move_cells, move_rotations,
                              move_count)
-    return pick_best(moves, move_count, rng)
+    return pick_near_best(moves, move_count, params[P_SPREAD], rng)
 
 
 @njit(cache=True)

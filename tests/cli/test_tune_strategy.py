@@ -3,6 +3,7 @@ determinism (same command, same trials and result), resuming, and one-line error
 
 
 import json
+import math
 
 import optuna
 import pytest
@@ -15,7 +16,7 @@ from sim.strategy_spec import parse_strategy
 runner = CliRunner()
 TUNE = ["tune-strategy", "greedy:patience=0.8", "--game", "pick-two", "--players", "2",
         "--games", "120", "--reevaluate", "2", "--reevaluate-games", "120", "--final-games",
-        "120", "--seed", "4", "--quiet"]
+        "120", "--seed", "4", "--objective", "head-to-head", "--quiet"]
 
 
 def study_of(folder):
@@ -328,7 +329,7 @@ def test_a_gain_shown_on_fresh_deals_writes_tuned_toml(tuned):
 # From the start 0.3 the best trial gains +0.029 (-0.010 to +0.068) on fresh deals.
 NO_GAIN = ["tune-strategy", "greedy:patience=0.3", "--game", "pick-two", "--players", "2",
            "--games", "120", "--reevaluate", "2", "--reevaluate-games", "120", "--final-games",
-           "120", "--seed", "4", "--trials", "4", "--quiet"]
+           "120", "--seed", "4", "--trials", "4", "--objective", "head-to-head", "--quiet"]
 
 
 def test_no_gain_shown_writes_no_tuned_toml_and_says_so_in_one_line(tmp_path):
@@ -374,3 +375,255 @@ def test_a_gain_is_shown_only_above_zero_and_with_the_guard_met():
     assert candidate_row(rows[:1]) is None
     rows[3]["chosen"], rows[0]["chosen"] = True, False
     assert candidate_row(rows)["trial"] == 7
+
+
+# ---- objectives by winning, a growing field (--league), the evidence in the file ----------
+
+
+def rotation_games(seat_strategy, wins, deals):
+    """Hand-built games: ``seat_strategy`` and ``wins`` per game, the games of each deal
+    consecutive and as many in every deal."""
+    import numpy as np
+
+    from sim.tournament import RotationGames
+
+    seat_strategy = np.asarray(seat_strategy, dtype=np.int64)
+    games = seat_strategy.shape[0]
+    return RotationGames(seat_strategy, np.repeat(np.arange(deals), games // deals),
+                         np.zeros(seat_strategy.shape, dtype=np.int64),
+                         np.asarray(wins, dtype=float), deals, 0.0, [])
+
+
+def test_wins_are_the_games_own_win_shares_of_the_candidates_seats_by_member():
+    import numpy as np
+
+    from sim.tune_strategy import objective_sums, wins_evaluation
+
+    # Member A, 2 players, 2 deals of 2 rotations: won in seat 0, lost in seat 1, a shared
+    # win (half each), won in seat 1: 2.5 of 4.
+    two = rotation_games([[0, 1], [1, 0], [0, 1], [1, 0]],
+                         [[1, 0], [1, 0], [0.5, 0.5], [0, 1]], 2)
+    # Member B, 4 players 2v2 (seats 0 and 2 against 1 and 3): a win in seat 2; a win shared
+    # by the member's seat 0 and the candidate's seat 1 (half); a loss; a loss: 1.5 of 4.
+    four = rotation_games([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]],
+                          [[0, 0, 1, 0], [0.5, 0.5, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0]], 2)
+    sums_a, counts_a = objective_sums("wins", two, 2)
+    sums_b, counts_b = objective_sums("wins", four, 4)
+    assert sums_a.tolist() == [1.0, 1.5] and counts_a.tolist() == [2.0, 2.0]
+    assert sums_b.tolist() == [1.5, 0.0] and counts_b.tolist() == [2.0, 2.0]
+    sums, counts = np.stack([sums_a, sums_b], axis=1), np.stack([counts_a, counts_b], axis=1)
+    mean = wins_evaluation("wins", sums, counts, ["A", "B"])
+    assert mean.value == pytest.approx((0.625 + 0.375) / 2)
+    assert [(m["label"], m["share"], m["games"]) for m in mean.members] == [
+        ("A", 0.625, 4), ("B", 0.375, 4)]
+    # the members' sums are averaged within a deal before the cluster variance
+    assert mean.per_deal_values.tolist() == [1.25, 0.75]
+    # per deal 0.625 and 0.375: CR1 variance 2/1 x ((0.625 - 0.5)/2)^2 x 2 deals
+    assert mean.standard_error == pytest.approx(0.125)
+    smallest = wins_evaluation("wins-min", sums, counts, ["A", "B"])
+    assert smallest.value == 0.375 and smallest.per_deal_values.tolist() == [1.5, 0.0]
+    assert 0.0 <= mean.low <= mean.value <= mean.high <= 1.0
+    # two deals estimate no simultaneous family over two members: no interval, not a wrong one
+    assert math.isnan(smallest.low) and math.isnan(smallest.high)
+
+
+def correlated_wins(rng, deals, truths, rotations=2):
+    """Synthetic games against each member with known win shares ``truths``: in each deal the
+    candidate wins every game against member m when one uniform draw of the deal is below
+    truths[m], so the games of a deal (and the members) are perfectly correlated."""
+    import numpy as np
+
+    from sim.tune_strategy import objective_sums
+
+    draw = rng.random(deals)
+    sums, counts = [], []
+    for truth in truths:
+        won = np.repeat(draw < truth, rotations).astype(float)
+        seats = np.tile([[0, 1], [1, 0]], (deals * rotations // 2, 1))
+        wins = np.where(seats == 0, won[:, None], 1.0 - won[:, None])
+        played = rotation_games(seats, wins, deals)
+        member_sums, member_counts = objective_sums("wins", played, 2)
+        sums.append(member_sums)
+        counts.append(member_counts)
+    return np.stack(sums, axis=1), np.stack(counts, axis=1)
+
+
+def test_the_win_shares_standard_error_is_clustered_by_deal():
+    import numpy as np
+
+    from sim.tune_strategy import wins_evaluation
+
+    rng = np.random.default_rng(37)
+    values, errors = [], []
+    for _ in range(300):
+        sums, counts = correlated_wins(rng, 80, [0.7, 0.5])
+        evaluation = wins_evaluation("wins", sums, counts, ["a", "b"])
+        values.append(evaluation.value)
+        errors.append(evaluation.standard_error)
+    spread = float(np.std(values, ddof=1))
+    # games as if independent: p(1-p)/n over 2 members x 80 deals x 2 rotations
+    naive = math.sqrt(0.6 * 0.4 / (2 * 80 * 2))
+    # a deal's mean share is 1 (draw < 0.5), 0.5 or 0: variance 0.55 - 0.36 = 0.19
+    truth = math.sqrt(0.19 / 80)
+    assert spread == pytest.approx(truth, rel=0.1)
+    assert naive < 0.75 * truth  # the naive error is far too small
+    assert float(np.mean(errors)) == pytest.approx(truth, rel=0.1)
+
+
+def test_the_wins_interval_covers_a_known_share_95_percent_of_the_time():
+    import numpy as np
+
+    from sim.tune_strategy import wins_evaluation
+
+    rng = np.random.default_rng(2024)
+    covered = covered_min = 0
+    replications = 400
+    for _ in range(replications):
+        sums, counts = correlated_wins(rng, 60, [0.7, 0.5])
+        evaluation = wins_evaluation("wins", sums, counts, ["a", "b"])
+        covered += evaluation.low <= 0.6 <= evaluation.high
+        smallest = wins_evaluation("wins-min", sums, counts, ["a", "b"])
+        covered_min += smallest.low <= 0.5 <= smallest.high
+    assert 0.925 <= covered / replications <= 0.975
+    # the smallest share's interval is simultaneous: at least 95% (conservative)
+    assert covered_min / replications >= 0.925
+
+WINS = ["tune-strategy", "greedy:patience=0.95", "--game", "pick-two", "--players", "2",
+        "--field", "random", "--games", "200", "--trials", "4", "--reevaluate", "2",
+        "--reevaluate-games", "200", "--final-games", "120", "--seed", "4", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    # round 1 gains (+0.048, +0.003 to +0.092), round 2 does not: the league stops there
+    return tune_into(tmp_path_factory.mktemp("league") / "whole",
+                     [*WINS, "--league", "--rounds", "3"])
+
+
+def test_a_league_grows_its_field_and_stops_at_the_first_round_without_a_gain(league):
+    from sim.tune_strategy import TuneSettings
+
+    folder, output = league
+    assert (folder / "round-2" / "settings.json").is_file()
+    assert not (folder / "round-3").exists()
+    first = json.loads((folder / "reevaluation.json").read_text())["rows"]
+    chosen = next(row for row in first if row["chosen"])
+    assert chosen["gain_low"] > 0
+    second = TuneSettings.from_json(json.loads((folder / "round-2" / "settings.json")
+                                               .read_text()))
+    accepted = f"greedy:patience={chosen['values']['patience']!r}"
+    assert second.field == ("random", accepted) and second.start == chosen["values"]
+    assert second.league_round == 2 and not second.league
+    assert not (folder / "round-2" / "tuned.toml").exists()
+    # the top-level file is the last accepted round's (round 1)
+    tuned = (folder / "tuned.toml").read_text()
+    assert f"patience = {chosen['values']['patience']!r}" in tuned
+    assert "league_round = 1" in tuned
+    report = (folder / "report.md").read_text()
+    assert "## League rounds" in report and "| 2 | `round-2` |" in report
+    assert "`tuned.toml` holds round 1's values" in report
+    assert "round 2 (" in output and "league: tuned.toml holds round 1's values" in output
+
+
+def test_the_tuned_file_names_objective_field_and_evidence(league):
+    folder, _ = league
+    tuned = (folder / "tuned.toml").read_text()
+    final = json.loads((folder / "final.json").read_text())["final"]
+    for expected in ('objective = "wins"', 'field = "random"', "players = 2", "seed = 4",
+                     "command = ", "fresh_gain_low = ", "fresh_gain_interval = \"simultaneous",
+                     "final_win_share_vs_start = ", "final_win_share_vs_start_low = ",
+                     "final_games_vs_start = ", "final_mean_score_start = ",
+                     "games_played = "):
+        assert expected in tuned, expected
+    # the final: tuned against the start and every member, two-strategy games, fresh deals
+    assert [row["label"] for row in final["members"]] == ["start", "random"]
+    assert 'final_win_shares = "start: ' in tuned and "; random: " in tuned
+    for row in final["members"]:
+        assert 0.0 <= row["low"] <= row["share"] <= row["high"] <= 1.0
+    report = (folder / "report.md").read_text()
+    assert "| opponent | tuned's win share (95% CI) | games |" in report
+    assert "Win shares against each member on these fresh deals" in report
+
+
+def test_an_interrupted_league_resumes_to_the_same_result(league, tmp_path, monkeypatch):
+    import sim.tune_strategy as tuning
+
+    folder, _ = league
+    short = tmp_path / "interrupted"
+    played = {"calls": 0}
+    real = tuning.play_rotations
+
+    def interrupting(*arguments, **keywords):
+        # round 1 plays 4 trials + 3 re-evaluated + 2 final matches; stop inside round 2
+        played["calls"] += 1
+        if played["calls"] == 12:
+            raise KeyboardInterrupt
+        return real(*arguments, **keywords)
+
+    monkeypatch.setattr(tuning, "play_rotations", interrupting)
+    result = runner.invoke(app, [*WINS, "--league", "--rounds", "3", "--out", str(short)])
+    assert result.exit_code == 130, result.output
+    assert (short / "round-2" / "study.sqlite3").is_file()
+    monkeypatch.setattr(tuning, "play_rotations", real)
+    result = runner.invoke(app, ["tune-strategy", "--resume", str(short), "--quiet"])
+    assert result.exit_code == 0, result.output
+    for sub in (".", "round-2"):
+        assert trials_of(short / sub) == trials_of(folder / sub)
+    assert parameters_of(short) == parameters_of(folder)
+    assert parameters_of(short / "round-2") == parameters_of(folder / "round-2")
+
+
+def test_settings_stored_before_wins_and_leagues_load_and_resume_as_before(tmp_path):
+    from sim.tune_strategy import DEFAULT_ROUNDS, TuneSettings
+
+    document = toy_settings().to_json()
+    for name in ("league", "rounds", "league_round"):
+        document.pop(name)
+    old = TuneSettings.from_json(document)
+    assert (old.league, old.rounds, old.league_round) == (False, DEFAULT_ROUNDS, 0)
+    assert old.objective == "head-to-head" and not old.by_wins
+    # a run whose settings.json lacks the new fields goes on as a single head-to-head run
+    short, _ = tune_into(tmp_path / "old", [*TUNE, "--trials", "2"])
+    stored = json.loads((short / "settings.json").read_text())
+    for name in ("league", "rounds", "league_round"):
+        stored.pop(name)
+    (short / "settings.json").write_text(json.dumps(stored, indent=1) + "\n")
+    result = runner.invoke(app, ["tune-strategy", "--resume", str(short), "--trials", "3",
+                                 "--quiet"])
+    assert result.exit_code == 0, result.output
+    whole, _ = tune_into(tmp_path / "whole", [*TUNE, "--trials", "3"])
+    assert trials_of(short) == trials_of(whole)
+    assert parameters_of(short) == parameters_of(whole)
+    assert not (short / "round-2").exists()
+
+
+def test_wins_is_the_default_objective_and_bad_league_input_fails_in_one_line(tmp_path):
+    help_text = runner.invoke(app, ["tune-strategy", "--help"]).output
+    assert "wins (the default" in " ".join(help_text.split())
+    for arguments, reason in [
+        ([*WINS, "--objective", "most"], "--objective: 'most' is not one of wins, wins-min"),
+        ([*WINS, "--objective", "self-play", "--field", "self", "--league"],
+         "--league: the self-play objective has no field to grow"),
+        ([*WINS, "--league", "--rounds", "0"], "--rounds: must be at least 1, got 0"),
+        ([*WINS, "--rounds", "2"], "--rounds: needs --league"),
+    ]:
+        result = runner.invoke(app, [*arguments, "--out", str(tmp_path / "never")])
+        assert result.exit_code == 2, result.output
+        assert reason in result.output and result.output.count("\n") == 1
+        assert not (tmp_path / "never").exists()
+
+
+def test_a_legendary_forests_wins_run_records_objective_field_and_evidence(tmp_path):
+    folder, output = tune_into(tmp_path / "forests", [
+        "tune-strategy", "closer", "--game", "legendary-forests", "--players", "4", "--field",
+        "greedy", "--objective", "wins", "--games", "100", "--trials", "3", "--reevaluate", "2",
+        "--final-games", "100", "--seed", "3", "--quiet"])
+    name = "tuned.toml" if (folder / "tuned.toml").exists() else "candidate.toml"
+    tuning = (folder / name).read_text().split("[tuning]")[1]
+    for expected in ('objective = "wins"', 'field = "greedy"', "players = 4", "seed = 3",
+                     "fresh_gain = ", "fresh_gain_interval = ", "games_played = ", "command = "):
+        assert expected in tuning, expected
+    rows = json.loads((folder / "reevaluation.json").read_text())["rows"]
+    assert all([m["label"] for m in row["members"]] == ["greedy"] for row in rows)
+    if json.loads((folder / "final.json").read_text())["final"] is not None:
+        assert "final_win_shares = " in tuning and "vs start" in output

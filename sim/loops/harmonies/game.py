@@ -14,6 +14,7 @@ from sim.games.base import (
     DraftColumns,
     Game,
     PlayedGame,
+    ReferencePlay,
     RulesParameter,
     ScoredFile,
     StrategyInfo,
@@ -22,6 +23,7 @@ from sim.games.base import (
 from sim.games.columns import list_column, nested_list_column, score_trace_column
 from sim.games.harmonies.colours import COLOUR_NAMES
 from sim.games.harmonies.data import (
+    DATA_DIRECTORY,
     DEFAULT_PATHS,
     SIDE_NAMES,
     GameData,
@@ -65,6 +67,8 @@ RULES_PARAMETERS = (
     RulesParameter("spirits", 0, 0, 1, "nature spirit variant: 0 = off, 1 = on",
                    choices=(("false", 0), ("true", 1))),
 )
+# Recorded human play set beside the bots' (``Harmonies.reference_play``).
+REFERENCE_BOARDS = DATA_DIRECTORY / "reference" / "recorded-2p-sideA-spirits.csv"
 CATEGORY_COLUMNS = {
     "trees": "points_trees", "mountains": "points_mountains", "fields": "points_fields",
     "buildings": "points_buildings", "water": "points_water", "animals": "points_animals",
@@ -100,6 +104,26 @@ class Harmonies(Game):
     supports_trace = True
     trace_step = "round"
     length_column = "turns"
+    # Points by category, then cubes and cards, then game length (``sim.profile``).
+    profile_columns = (*CATEGORY_COLUMNS.values(), "cubes_placed", "cards_completed", "turns")
+
+    def reference_play(self, players: int, rules: dict[str, int]) -> ReferencePlay | None:
+        """The ten final boards of five recorded two-player online games (side A, nature
+        spirits, the rulebook's mountain table; ``data/reference/README.md``), for those rules
+        only; None otherwise."""
+        rules = {**self.default_rules(), **rules}
+        if (players != 2 or rules["side"] != 0 or rules["spirits"] != 1
+                or rules["mountain_points"] != 0):
+            return None
+        import polars as pl  # only the reports that show the reference pay for it
+
+        frame = pl.read_csv(REFERENCE_BOARDS)
+        return ReferencePlay(
+            description=(f"{frame.height} final boards of {frame['game'].n_unique()} recorded "
+                         f"two-player online games (side A, nature spirits), scored by this "
+                         f"project's scorer (every total equals the site's); a small sample, "
+                         f"probably from one circle of players: a rough picture, not a target."),
+            frame=frame, source="recorded online games (data/reference/README.md)")
 
     def card_columns(self) -> CardColumns:
         """The animal cards taken from the face-up row (``_card_columns``)."""

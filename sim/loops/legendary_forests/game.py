@@ -91,6 +91,11 @@ class LegendaryForests(Game):
                                 "rollout": 24.0, "expert": 21.0}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
+    # How a planet was built (``sim.profile``): the rows store has no points per category (a
+    # zone's points come from its runes and whether it is closed) and every game of a rules
+    # setting has the same number of turns, so runes, zones, trees by colour and discards.
+    profile_columns = ("full_runes", "zones", "closed_zones", "zones_with_trees", "trees_pink",
+                       "trees_red", "trees_yellow", "tiles_discarded")
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""

@@ -1,0 +1,122 @@
+"""``sim league``: a population of strategies rated by winning (``sim.league``), and the check of
+stored league results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sim.cli.options import (
+    DEFAULT_GAME,
+    DataOption,
+    GameOption,
+    QuietOption,
+    RuleOption,
+    announce_compiling,
+    check_seed,
+    data_path,
+    rules_from_options,
+    with_rules_options,
+)
+from sim.errors import InputError
+from sim.files import write_bytes_atomic, write_text_atomic
+from sim.games.registry import get_game
+
+
+@with_rules_options
+def league(
+    members: Annotated[
+        str | None, typer.Option("--members", help="Comma-separated members, replacing the "
+                                                   "default population: labels "
+                                                   "(expert:space=0) or name@file.toml.")
+    ] = None,
+    exclude: Annotated[
+        str | None, typer.Option("--exclude", help="Leave these members out, by name, "
+                                                   "comma-separated.")] = None,
+    add: Annotated[
+        str | None, typer.Option("--add", help="Add these members, comma-separated.")] = None,
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per pair of members "
+                                                             "(whole deals x rotations).")
+                     ] = 2000,
+    mixed_games: Annotated[
+        int | None, typer.Option("--mixed-games", help="Games of the mixed field of all "
+                                                       "members (default: --games).")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
+    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
+                                                                 "do not depend on it.")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for league.md, league.json "
+                                                           "and league.png (default: "
+                                                           "reports/league-GAME-Np).")] = None,
+    check: Annotated[
+        Path | None, typer.Option("--check", help="Check a stored league.json instead of "
+                                                  "playing: exit 0 if the shipped default is "
+                                                  "on top, 1 if not (or stale), 2 on a bad "
+                                                  "file.")] = None,
+    tiles: DataOption = None,
+    rule: RuleOption = None,
+    game: GameOption = DEFAULT_GAME,
+    quiet: QuietOption = False,
+    rule_options: dict[str, int] | None = None,
+) -> None:
+    """Rate a league of strategies by winning and check that the shipped default tops it.
+
+    Members: every built-in at its defaults, every previous shipped default and every
+    documented variant. Every pair plays seat-rotated two-strategy games on common deals (win
+    share with 95% CIs by deal); with 3+ players all play one mixed field too; one
+    Bradley-Terry rating by rank over both. Writes OUT/league.md, league.json, league.png."""
+    # scipy's statistics and matplotlib load only for this command.
+    from sim.league import (
+        check_league_file,
+        choose_members,
+        league_json,
+        league_markdown,
+        league_plot,
+        run_league,
+    )
+    from sim.tournament import parse_strategy_list
+
+    if check is not None:
+        verdict = check_league_file(check, lambda name: get_game(name, "league.json").strategies())
+        typer.echo(verdict.line())
+        raise typer.Exit(0 if verdict.on_top else 1)
+    check_seed(seed)
+    if workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    chosen = get_game(game)
+    chosen.check_players(players, "--players")
+    rules = rules_from_options(chosen, rule_options or {}, rule)
+    data = chosen.load_data(data_path(tiles))
+    registry = chosen.strategies()
+    population, left_out = choose_members(
+        registry, parse_strategy_list(members) if members else None,
+        parse_strategy_list(exclude) if exclude else None,
+        parse_strategy_list(add) if add else None)
+    announce_compiling(chosen, "play_shard", strategies=[m.spec for m in population])
+    bar = Progress(TextColumn("[bold]league"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("games"), TimeElapsedColumn(), disable=quiet)
+    task = bar.add_task("league", total=1)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        result = run_league(chosen, data, players, rules, population, games,
+                            mixed_games if mixed_games is not None else games, seed, workers,
+                            update)
+    result.left_out = left_out
+    from sim.profile import profile_markdown
+
+    profile = profile_markdown(chosen, [m.name for m in population], result.played,
+                               players=players, rules=rules)
+    markdown = league_markdown(result, profile)
+    folder = out or Path(f"reports/league-{chosen.name}-{players}p")
+    write_text_atomic(folder / "league.md", markdown)
+    write_text_atomic(folder / "league.json", league_json(result))
+    write_bytes_atomic(folder / "league.png", league_plot(result))
+    typer.echo(markdown)
+    typer.echo(f"wrote {folder / 'league.md'}, {folder / 'league.json'} and "
+               f"{folder / 'league.png'}")
