@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean league-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/sim bench
+
+# The stored leagues (reports/league/*/league.json): the shipped default of each game's strongest
+# strategy must top them (sim league --check; no games are played).
+league-check: $(STAMP)
+	@for file in reports/league/*/league.json; do printf '%s: ' $$file; $(BIN)/sim league --check $$file || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

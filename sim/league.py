@@ -21,9 +21,12 @@ luck (common random numbers):
    one (two seats sharing a win tie), and among the others the higher score wins (ties half).
    Elo scale, mean 0; 95% intervals from resampling deals, a deal of both designs being one
    cluster (``sim.tournament.rating_intervals``).
-4. **The check**: the strongest strategy's default must win at least half of its games against
-   every member (point estimate >= 50%), and the lower end of its 95% interval must be >= 50%
-   against every previous default and every documented variant.
+4. **The check**: the lower end of the strongest strategy's default's 95% interval must be >=
+   50% against every previous default and every documented variant (shown to win at least half:
+   no step back, no habit its variants punish), and no other member may be shown to beat it
+   (the upper end of its interval below 50%). Against another member whose interval contains
+   50% the pair is undecided: the check passes and names it, since a point estimate below or
+   above 50% is a coin toss between equals, not evidence either way.
 
 ``league_document`` is the machine-readable result (``league.json``: sorted keys, no timings, so
 the same inputs give the same bytes); ``check_document`` evaluates the check on such a document
@@ -62,7 +65,7 @@ KIND_DEFAULT = "default"
 KIND_VARIANT = "variant"
 KIND_PREVIOUS = "previous default"
 KIND_OTHER = "other settings"
-# The check needs a lower bound >= 50% against these kinds, a point >= 50% against the rest.
+# The check needs a lower bound >= 50% against these kinds; against the rest, an upper bound.
 STRICT_KINDS = (KIND_VARIANT, KIND_PREVIOUS)
 HALF = 0.5
 
@@ -294,10 +297,12 @@ def _mixed_rows(names: list[str], played: RotationGames) -> list[MixedRow]:
     ranks = ratio_means(position_sum, seats)
     half_width = t_critical(ranks.clusters) * ranks.standard_errors
     win, win_low, win_high = _share_interval(win_sum, seats)
-    return [MixedRow(name, int(seats[:, a].sum()), float(ranks.means[a]),
-                     float(ranks.means[a] - half_width[a]),
-                     float(ranks.means[a] + half_width[a]), float(win[a]), float(win_low[a]),
-                     float(win_high[a])) for a, name in enumerate(names)]
+    # A position lies in 1..players, and so does its mean: the interval is cut to that range.
+    low = np.clip(ranks.means - half_width, 1.0, players)
+    high = np.clip(ranks.means + half_width, 1.0, players)
+    return [MixedRow(name, int(seats[:, a].sum()), float(ranks.means[a]), float(low[a]),
+                     float(high[a]), float(win[a]), float(win_low[a]), float(win_high[a]))
+            for a, name in enumerate(names)]
 
 
 def run_league(game: Game, data, players: int, rules: dict[str, int], members: list[Member],
@@ -442,15 +447,19 @@ class LeagueCheck:
     worst_point: float | None = None
     failures: list[str] = field(default_factory=list)
     reason: str = ""
+    undecided: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        """``shipped default on top: yes/no (worst: MEMBER lower bound X%)``."""
+        """``shipped default on top: yes/no (worst: MEMBER lower bound X%)``, and the members
+        against which it is undecided."""
         verdict = "yes" if self.on_top else "no"
         if self.worst is None:
             return f"shipped default on top: {verdict} ({self.reason})"
         return (f"shipped default on top: {verdict} (worst: {self.worst} lower bound "
                 f"{_percent(self.worst_low)}, win share {_percent(self.worst_point)}"
                 + (f"; fails against {', '.join(self.failures)}" if self.failures else "")
+                + (f"; undecided against {', '.join(self.undecided)} (95% interval contains "
+                   f"50%)" if self.undecided else "")
                 + ")")
 
 
@@ -459,8 +468,9 @@ def _percent(value: float | None) -> str:
 
 
 def check_document(document: dict) -> LeagueCheck:
-    """The check (module docstring) on a league document: point >= 50% against every member,
-    lower bound >= 50% against every previous default and documented variant. A stored file
+    """The check (module docstring) on a league document: lower bound >= 50% against every
+    previous default and documented variant, upper bound >= 50% against the rest (members
+    whose interval contains 50% are listed as undecided). A stored file
     with no strongest member, or missing fields, fails with the reason (``InputError`` for a
     malformed document)."""
     try:
@@ -476,6 +486,7 @@ def check_document(document: dict) -> LeagueCheck:
     top = strongest[0]
     worst = None
     failures = []
+    undecided = []
     for name in sorted(kinds):
         if name == top:
             continue
@@ -483,17 +494,24 @@ def check_document(document: dict) -> LeagueCheck:
         if cell is None or cell.get("point") is None:
             raise InputError(f"not a league document: no head-to-head of {top} against {name}")
         low = cell.get("low")
+        high = cell.get("high")
+        low = -math.inf if low is None else low
+        high = -math.inf if high is None else high
         strict = kinds[name] in STRICT_KINDS
-        # How far above its bar: the lower bound for a strict member, the point for the rest.
-        slack = (low if low is not None else -math.inf) if strict else cell["point"]
-        slack -= HALF
+        # How far above its bar: the lower bound for a strict member, the upper bound (not
+        # shown to lose) for the rest.
+        slack = (low if strict else high) - HALF
         if slack < 0:
             failures.append(name)
-        if worst is None or slack < worst[0]:
-            worst = (slack, name, low, cell["point"])
+        elif not strict and low < HALF:
+            undecided.append(name)
+        closeness = low - HALF  # the member closest to beating it, whatever its kind
+        if worst is None or closeness < worst[0]:
+            worst = (closeness, name, cell.get("low"), cell["point"])
     if worst is None:
         return LeagueCheck(top, True, reason="no other member")
-    return LeagueCheck(top, not failures, worst[1], worst[2], worst[3], failures)
+    return LeagueCheck(top, not failures, worst[1], worst[2], worst[3], failures,
+                       undecided=undecided)
 
 
 def check_league_file(path: str | Path, registry_of: Callable[[str], object]) -> LeagueCheck:

@@ -225,3 +225,18 @@ def test_the_command_writes_its_files_and_checks_them(tmp_path, greedy_is_strong
     assert "seconds" not in (out / "league.json").read_text()
     check = runner.invoke(app, ["league", "--check", str(out / "league.json")])
     assert check.exit_code == 0 and check.output.startswith("shipped default on top: yes")
+
+
+def test_mixed_field_rank_intervals_stay_inside_one_to_the_players():
+    """Two deals with very different outcomes: the t interval of a mean position (t with 1
+    degree of freedom is 12.7) would reach below 1 and above 3; it is cut to 1..3."""
+    seat_strategy = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]] * 2)
+    deal_of_game = np.repeat(np.arange(2), 3)
+    scores = np.where(seat_strategy == 0, 30, np.where(seat_strategy == 1, 20, 10))
+    scores[3:] = np.where(seat_strategy[3:] == 2, 30, np.where(seat_strategy[3:] == 1, 20, 10))
+    wins = (scores == scores.max(axis=1, keepdims=True)).astype(float)
+    rows = _mixed_rows(["a", "b", "c"], RotationGames(seat_strategy, deal_of_game, scores,
+                                                       wins, 2, 0.0, []))
+    for row in rows:
+        assert 1.0 <= row.mean_rank_low <= row.mean_rank <= row.mean_rank_high <= 3.0
+    assert rows[0].mean_rank_low == 1.0 and rows[0].mean_rank_high == 3.0

@@ -81,7 +81,7 @@ def test_check_on_top(tmp_path, greedy_is_strongest):
 
 @pytest.mark.parametrize("variant, other, failing", [
     ((0.56, 0.49, 0.63), (0.51, 0.45, 0.57), "greedy:patience=0.5"),  # a variant's bound < 50%
-    ((0.56, 0.52, 0.60), (0.49, 0.45, 0.53), "random"),  # another member's point < 50%
+    ((0.56, 0.52, 0.60), (0.45, 0.41, 0.49), "random"),  # another member shown to beat it
 ])
 def test_check_not_on_top(tmp_path, greedy_is_strongest, variant, other, failing):
     document = _document(variant=variant, other=other)
@@ -107,3 +107,13 @@ def test_check_of_a_bad_file_exits_2(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1
     result = runner.invoke(app, ["league", "--check", str(tmp_path / "missing.json")])
     assert result.exit_code == 2
+
+
+def test_check_undecided_against_an_equal_member(tmp_path, greedy_is_strongest):
+    """Another member at 49% (45% to 53%): not shown to beat the default, not shown to lose:
+    the check passes and names the pair as undecided."""
+    document = _document(other=(0.49, 0.45, 0.53))
+    verdict = check_document(document)
+    assert verdict.on_top and verdict.failures == [] and verdict.undecided == ["random"]
+    code, output = _check_file(tmp_path, document)
+    assert code == 0 and "undecided against random" in output

@@ -16,17 +16,17 @@ tokens in the turns left) and adds, measured in 2-player side-A games with spiri
   immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
   their board: public information), so a space they badly want is taken when it is nearly as
   good for oneself.
-* **The clock** (``space``, default 4.29; ``fade``, default 3.30): the game ends when a board
-  is nearly full, so an empty hex is time. A token on an empty hex is charged ``space``
-  points while this board is the one due to end the game (its empty hexes at the rate it has
-  filled them, against each other board's at theirs and the bag's), fading to 0 when another
-  end is ``fade`` turns sooner and in the last round. It lengthens the game (about 9.8 turns
-  against 9.0 in self-play) and raises the self-play mean by about 6 points for a few points
-  of head to head against ``planner``, a fast filler that gains from the longer game
-  (``space=6,fade=3,denial=0``: 94.6 to 100.4 in self-play, 76.9% to 67.7% against
-  ``planner``, 2,000 games each). Before the move search the same charge cost far more head
-  to head (54.8% at 6), so it was off. The defaults of the clock, ``denial``, ``ready``,
-  ``potential`` and ``cards`` come from a ``sim tune-strategy`` run (README).
+* **The clock** (``space``, default 0: off; ``fade``): the game ends when a board is nearly
+  full, so an empty hex is time. A token on an empty hex is charged ``space`` points while this
+  board is the one due to end the game (its empty hexes at the rate it has filled them, against
+  each other board's at theirs and the bag's), fading to 0 when another end is ``fade`` turns
+  sooner and in the last round. It lengthens the game and raises the self-play mean (about 94
+  to 100 points at ``space=4.29``, the default from 2026-12-04 to 2026-12-05, kept as
+  ``strategies/harmonies/defaults/expert-2026-12-04.toml``), but it loses to a player without
+  it: both copies slow down together in self-play, while an opponent who does not slow down
+  takes the points. Head to head, the same strategy without the clock wins about 58% of
+  2-player games against it, so the clock is off by default since the league (``sim league``;
+  README, "How strong the strategies are").
 * **Where the clock counts** (``choose``, default 1): the share of the space charge counted
   when comparing central spaces; the rest only steers where the chosen space's tokens go.
   The charge in the choice of space is what lengthens self-play (a space of stackable tokens

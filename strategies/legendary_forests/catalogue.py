@@ -137,6 +137,17 @@ class ExpertStrategy(Strategy):
     (best value minus the value of its pick), fitted on half the decisions and checked on the
     other half. On fresh deals trial 13 gained +3.6 points of head-to-head against ``rollout``
     over the start (+1.7 to +5.5, simultaneous 95% CI) and met the start 51.4% +- 1.3%.
+
+    Judged by winning (``sim league``), that run's ``compact`` charge was a habit ``rollout``'s
+    playouts reward and games do not: without it the same strategy wins 55.4% (52.6% to 58.1%)
+    of two-strategy 4-player games against it, and the charge is off by default since
+    2026-12-05 (the earlier default is ``defaults/expert-2026-12-04.toml``). A ``sim
+    tune-strategy --objective wins`` run from there found no gain (README, "How strong the
+    strategies are"). ``spread`` (off) plays one of the placements within ``spread`` points of
+    the best at random: copies of a deterministic strategy draw the same tiles and build nearly
+    the same planet (scores of two ``expert`` seats of one game correlate 0.61, of two
+    ``rollout`` seats 0.23), which costs them wins at a shared table; measured, the randomness
+    cost more than it gained (every trial with ``spread`` above 0.2 lost to the start).
     """
 
     name = "expert"
@@ -158,7 +169,7 @@ class ExpertStrategy(Strategy):
         StrategyParameter("denial", 1.2128823777219768,
                           "weight of the opponents' need of a tree colour", minimum=0.0,
                           tune_high=2.0),
-        StrategyParameter("compact", 1.0776615429473937,
+        StrategyParameter("compact", 0.0,
                           "points lost per empty cell a placement adds to the planet's edge, "
                           "times the share of the game left", minimum=0.0, tune_high=1.5),
         StrategyParameter("decay", 0.566805126985678,
@@ -170,7 +181,9 @@ class ExpertStrategy(Strategy):
     )
     builtin = True
     strongest = True
-    variants = ("compact=0",)
+    # No documented variant of another style: the shape charge at its old weight is the
+    # previous default (defaults/expert-2026-12-04.toml); denial and a half charge play as the
+    # default does (50.4% and 49.8% head to head over 2,000 games).
 
 
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (

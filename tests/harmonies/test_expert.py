@@ -281,11 +281,11 @@ def test_the_search_and_the_move_judgement_are_wired(data):
     default = play("expert")
     np.testing.assert_array_equal(
         default, play("expert:retarget=1,beam=1,wide=1,deep=16,ready=2.97904,defer=1,"
-                      "space=4.28636,fade=3.2977,denial=0.251816,potential=1.60342,"
+                      "space=0,fade=3.2977,denial=0.251816,potential=1.60342,"
                       "cards=1.82435"))
     # each part of the search changes the moves: no second look, the old fixed targets, a
     # shallower second look, every space looked at again, no credit for a readied card, the
-    # card taken before the tokens
+    # card taken before the tokens, the game clock (the previous default's)
     for other in ("expert:wide=0", "expert:retarget=0", "expert:deep=4", "expert:wide=5",
-                  "expert:ready=0", "expert:defer=0", "expert:space=0"):
+                  "expert:ready=0", "expert:defer=0", "expert:space=4.28636"):
         assert not np.array_equal(default, play(other)), other

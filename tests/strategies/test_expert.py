@@ -187,3 +187,37 @@ def test_hope_weights_decay_by_rank():
     weights = np.empty(4)
     _hope_weights(4, 2, 2, 0, params, weights)
     assert weights == pytest.approx([5 / 12, 0.8 / 12, 0.0, 0.0])
+
+
+def _state(seed: int) -> np.ndarray:
+    from sim.rng import seed_state
+
+    state = np.zeros(4, dtype=np.uint64)
+    seed_state(state, np.uint64(seed), np.uint64(0))
+    return state
+
+
+def test_spread_zero_picks_as_pick_best_with_the_same_draws():
+    """At spread 0 the choice and the generator's state after it are pick_best's: games of
+    the default are unchanged."""
+    from strategies.legendary_forests.evaluation import pick_best, pick_near_best
+
+    values = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    for seed in range(20):
+        first, second = _state(seed), _state(seed)
+        assert pick_near_best(values, 5, 0.0, first) == pick_best(values, 5, second)
+        assert np.array_equal(first, second)
+
+
+def test_spread_picks_uniformly_among_the_values_within_it_of_the_best():
+    """Values 5, 4.6, 4.0, 4.75 with spread 0.5: only 5, 4.6 and 4.75 (indices 0, 1, 3) are
+    within it, each chosen a third of the time; 4.0 never."""
+    from strategies.legendary_forests.evaluation import pick_near_best
+
+    values = np.array([5.0, 4.6, 4.0, 4.75])
+    counts = np.zeros(4)
+    state = _state(7)
+    for _ in range(6000):
+        counts[pick_near_best(values, 4, 0.5, state)] += 1
+    assert counts[2] == 0
+    assert counts[[0, 1, 3]] / 6000 == pytest.approx([1 / 3] * 3, abs=0.025)
