@@ -558,10 +558,17 @@ def _share_cell(cell: HeadToHead) -> str:
     return f"{100 * cell.point:.1f}% ({100 * cell.low:.1f}–{100 * cell.high:.1f})"
 
 
-def league_markdown(result: LeagueResult, profile: str | None = None) -> str:
+def rules_label(rules: dict[str, int]) -> str:
+    """``name=value, ...`` of the rules, sorted by name ("" for none)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(rules.items()))
+
+
+def league_markdown(result: LeagueResult, profile: str | None = None,
+                    rules_text: str | None = None) -> str:
     """``league.md``: the settings, the rating table, the head-to-head matrix, the check line
-    and (when given) the section on what the bots play like."""
-    rules = ", ".join(f"{k}={v}" for k, v in sorted(result.rules.items())) or "defaults"
+    and (when given) the section on what the bots play like. ``rules_text`` says the rules in
+    the game's words (default: ``rules_label``)."""
+    rules = rules_text or rules_label(result.rules) or "defaults"
     rate = result.games / max(result.seconds, 1e-9)
     check = check_document(league_document(result))
     mixed = {row.name: row for row in result.mixed}

@@ -75,8 +75,11 @@ def league(
         league_json,
         league_markdown,
         league_plot,
+        rules_label,
         run_league,
     )
+    from sim.profile import profile_markdown
+    from sim.report.numbers import setting_text
     from sim.tournament import parse_strategy_list
 
     if check is not None:
@@ -108,11 +111,10 @@ def league(
                             mixed_games if mixed_games is not None else games, seed, workers,
                             update)
     result.left_out = left_out
-    from sim.profile import profile_markdown
-
     profile = profile_markdown(chosen, [m.name for m in population], result.played,
                                players=players, rules=rules)
-    markdown = league_markdown(result, profile)
+    markdown = league_markdown(result, profile,
+                               setting_text(chosen, rules_label(rules)) if rules else None)
     folder = out or Path(f"reports/league-{chosen.name}-{players}p")
     write_text_atomic(folder / "league.md", markdown)
     write_text_atomic(folder / "league.json", league_json(result))
