@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import InputError
+from sim.errors import InputError, did_you_mean
 from sim.files import read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
@@ -24,7 +24,6 @@ from sim.seating import (
     pool_lineup_count,
 )
 from sim.strategy_spec import (
-    did_you_mean,
     loadable_text,
     parse_strategy,
     split_strategy_text,

@@ -19,21 +19,14 @@ batch never depend on the file staying where it was.
 
 from __future__ import annotations
 
-import difflib
 import math
 from pathlib import Path
 
-from sim.errors import InputError
+from sim.errors import InputError, did_you_mean
 from sim.files import read_user_toml
 from sim.games.base import StrategyInfo, StrategySpec
 
 PARAMETERS_FILE_FIELDS = ("strategy", "parameters", "tuning")
-
-
-def did_you_mean(word: str, choices) -> str:
-    """`` (did you mean 'x'?)`` when a close match exists, else an empty string."""
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def split_parameters_file(text: str) -> tuple[str, str | None, str]:

@@ -40,12 +40,12 @@ from sim.config import (
     config_from_document,
     read_toml,
 )
-from sim.errors import InputError
+from sim.errors import InputError, did_you_mean
 from sim.files import read_user_json, write_text_atomic
 from sim.games.registry import get_game
 from sim.runner import config_from_manifest, prepare_run_dir, run_batch
+from sim.stats.margins import FAIR_MARGIN
 from sim.store import MANIFEST, check_shards, finished_shards, read_manifest
-from sim.strategy_spec import did_you_mean
 
 SWEEP_MANIFEST = "sweep.json"
 POINTS_DIR = "points"
@@ -67,7 +67,7 @@ class AdaptiveRule:
     half_width: float
     min_games: int
     step_games: int
-    fair_margin: float = 0.02
+    fair_margin: float = FAIR_MARGIN
 
 
 @dataclass
@@ -129,7 +129,7 @@ def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"{source}: field 'adaptive.{name}': expected a positive integer, "
                              f"got {value!r}")
-    fair_margin = table.get("fair_margin", 0.02)
+    fair_margin = table.get("fair_margin", FAIR_MARGIN)
     if not isinstance(fair_margin, int | float) or isinstance(fair_margin, bool) \
             or not 0 < fair_margin < 1:
         raise InputError(f"{source}: field 'adaptive.fair_margin': expected a proportion "

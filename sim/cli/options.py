@@ -22,6 +22,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games
+from sim.stats.margins import FAIR_MARGIN, margin_from_points
 from sim.strategy_spec import parse_strategy
 
 
@@ -105,10 +106,10 @@ def sweep_fair_margin(option: float | None, adaptive: dict | None) -> float:
     """The fairness margin (a proportion) a sweep's results are judged with: the option (in
     percentage points), else the sweep's own seat_verdict margin, else 2 points."""
     if option is not None:
-        return option / 100.0
+        return margin_from_points(option)
     if adaptive and adaptive.get("metric") == "seat_verdict" and "fair_margin" in adaptive:
         return float(adaptive["fair_margin"])
-    return 0.02
+    return FAIR_MARGIN
 
 
 def usage_error_line(error: parser_errors.UsageError) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from sim.cli.options import SweepFairMarginOption, sweep_fair_margin
+from sim.stats.margins import FAIR_MARGIN, margin_from_points
 
 
 def report(
@@ -59,8 +60,8 @@ def report(
         preset = read_preset(run_dir)
         picks = []
         if preset is not None:  # a tune-trees sweep: its report leads with the recommendation
-            margin = fair_margin / 100.0 if fair_margin is not None else \
-                float(preset.get("fair_margin", 0.02))
+            margin = margin_from_points(fair_margin) if fair_margin is not None else \
+                float(preset.get("fair_margin", FAIR_MARGIN))
             result, picks, _ = write_tuning_report(
                 run_dir, out if out is not None else default_sweep_report_dir(run_dir),
                 str(preset["strongest"]), margin, point_reports=point_reports, progress=step)
@@ -79,7 +80,7 @@ def report(
         typer.echo(str(result.html))
         return
     result = build_report(run_dir, out, progress=step,
-                          fair_margin=(fair_margin if fair_margin is not None else 2.0) / 100.0,
+                          fair_margin=margin_from_points(fair_margin),
                           card_margin=card_margin)
     if result.ignored_note:
         # Even with --quiet: a report that leaves files out says so.

@@ -7,9 +7,8 @@ from typing import Annotated
 import typer
 
 from sim.cli.options import DEFAULT_GAME, GameOption
-from sim.errors import InputError
+from sim.errors import InputError, did_you_mean
 from sim.games.registry import get_game
-from sim.strategy_spec import did_you_mean
 
 
 def strategies(

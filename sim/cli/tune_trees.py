@@ -11,6 +11,7 @@ import typer
 from sim.cli.options import AllowCodeOption, FairMarginOption, QuietOption, check_seed
 from sim.cli.progress import run_sweep_with_progress
 from sim.errors import InputError
+from sim.stats.margins import FAIR_MARGIN_POINTS, margin_from_points
 from sim.sweep import load_sweep, sweep_from_document
 
 
@@ -32,7 +33,7 @@ def tune_trees(
         bool, typer.Option("--adaptive", help="Play each point until its fairness verdict is "
                                               "decided (fair or unfair), up to --games.")
     ] = False,
-    fair_margin: FairMarginOption = 2.0,
+    fair_margin: FairMarginOption = FAIR_MARGIN_POINTS,
     seed: Annotated[int, typer.Option(help="Master seed.")] = 20261129,
     shard_size: Annotated[int, typer.Option(help="Games per shard.")] = 5_000,
     config_file: Annotated[
@@ -80,7 +81,7 @@ def tune_trees(
         document = tune_trees_document(
             parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
             strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
-            fair_margin / 100.0)
+            margin_from_points(fair_margin))
         # --strategies is the user's own request on the command line, like `sim run --pool`.
         pool_option = {"pool": document.pop("pool")}
         plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees",
@@ -88,7 +89,7 @@ def tune_trees(
     strongest = next(label for label in plan.points[0].config.lineup
                      if label != BASELINE)
     start = time.perf_counter()
-    margin = fair_margin / 100.0
+    margin = margin_from_points(fair_margin)
     run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
                             resume=resume, quiet=quiet)
     write_preset(plan.output, strongest, margin)

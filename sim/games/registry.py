@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
-from sim.errors import InputError
+from sim.errors import InputError, did_you_mean
 from sim.games.base import Game
 
 ENTRY_POINT_GROUP = "sim.games"
@@ -104,8 +104,6 @@ def get_game(name: str, source: str = "--game") -> Game:
             return _load_entry(entry)
     known = games()
     if name not in known:
-        from sim.strategy_spec import did_you_mean
-
         raise InputError(f"{source}: unknown game '{name}'{did_you_mean(name, known)}; "
                          f"known: {', '.join(known)}")
     return known[name]

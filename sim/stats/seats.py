@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from sim.stats import margins
 from sim.stats.clustered import (
     MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
@@ -52,9 +53,9 @@ PANEL = ["players", "rules"]
 # Largest difference in a strategy's share of a seat's player-games across seats that still
 # counts as "the same mix at every seat".
 BALANCE_TOLERANCE = 0.01
-# The design margin of "fair": every seat's win rate within this many percentage points of
-# every other's (as a proportion).
-FAIR_MARGIN = 0.02
+# The design margin of "fair" (sim.stats.margins): every seat's win rate within it of every
+# other's.
+FAIR_MARGIN = margins.FAIR_MARGIN
 
 SEAT_TEST_SCHEMA = {
     "players": pl.Int64, "rules": pl.String, "games": pl.Int64, "clusters": pl.Int64,
