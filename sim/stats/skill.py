@@ -2,7 +2,7 @@
 mean score and win rate, and its Bradley-Terry rating, weakest to strongest) and how the
 variance of a player's score splits between the strategy, the seat and the deal.
 
-The ladder is the tournament's analysis (``sim.tournament.analyse``) run on the batch's games:
+The ladder is the tournament's analysis (``sim.stats.ratings.analyse``) run on the batch's games:
 mean score and win rate with 95% intervals from per-deal means, and Bradley-Terry strengths
 (Hunter's MM) on every pair of seats of different strategies within a game, on the Elo scale
 with mean 0 and a 95% interval from 1,000 resamples of the deals (clustered by deal). The
@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from sim.stats.ratings import analyse
+
 PANEL = ["players", "rules"]
 BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
@@ -50,8 +52,6 @@ def ladder(frame: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules) with two or more strategies: each strategy's seat-games, mean score
     and win rate (95% CIs), Bradley-Terry rating by the game's ranks (Elo scale, 95%
     deal-bootstrap interval) and its place from the weakest (1) to the strongest."""
-    from sim.tournament import analyse
-
     results = []
     for (players, rules), panel in frame.group_by(PANEL, maintain_order=True):
         labels = sorted(set(panel["strategy"].to_list()))

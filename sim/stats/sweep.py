@@ -37,6 +37,7 @@ from sim.stats.clustered import ContrastIntervals, grouped_ratio_intervals
 from sim.stats.intervals import proportion_interval
 from sim.stats.scores import distribution_table, score_histogram
 from sim.stats.seats import FAIR_MARGIN, seat_table, seat_tests
+from sim.stats.stopping import metric_half_width, seat_verdict
 from sim.stats.units import cluster_units
 
 SWEEP_MANIFEST = "sweep.json"
@@ -233,8 +234,6 @@ def _game_column_means(batch: Batch, columns: list[str]) -> list[dict[str, Any]]
 
 def _stop_records(point: SweepPointFolder, adaptive: dict[str, Any] | None,
                   rows: pl.LazyFrame | None, games: int) -> list[dict[str, Any]]:
-    from sim.sweep import metric_half_width, seat_verdict  # the sweep's own stopping rule
-
     records = [{"section": "stopping", "metric": "games_played", "value": float(games)},
                {"section": "stopping", "metric": "games_cap",
                 "value": float(point.games_cap or games)},

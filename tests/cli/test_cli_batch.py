@@ -111,8 +111,8 @@ def test_adaptive_sweep_plays_until_the_fairness_verdict_is_decided(tmp_path):
 
 
 def test_seat_verdict_of_rows():
+    from sim.stats.stopping import seat_verdict
     from sim.stats.synthetic import SyntheticDesign, generate_rows
-    from sim.sweep import seat_verdict
 
     tilted = generate_rows(SyntheticDesign(deals=2000, seat_points=(6.0, 0.0, 0.0, -6.0)))
     assert seat_verdict(tilted.lazy(), 0.02) == "unfair"
