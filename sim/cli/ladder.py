@@ -14,13 +14,11 @@ from sim.cli.options import (
     QuietOption,
     RuleOption,
     check_seed,
-    data_path,
-    rules_from_options,
+    game_rules_data,
     with_rules_options,
 )
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
-from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
 
 
@@ -69,10 +67,7 @@ def ladder(
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
-    chosen = get_game(game)
-    chosen.check_players(players, "--players")
-    rules = rules_from_options(chosen, rule_options or {}, rule)
-    data = chosen.load_data(data_path(tiles))
+    chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     texts = parse_strategy_list(strategies) if strategies else list(registry)
     lineup = [parse_strategy(text, registry, "--strategies") for text in texts]

@@ -17,8 +17,7 @@ from sim.cli.options import (
     RuleOption,
     announce_compiling,
     check_seed,
-    data_path,
-    rules_from_options,
+    game_rules_data,
     with_rules_options,
 )
 from sim.errors import InputError
@@ -89,10 +88,7 @@ def league(
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
-    chosen = get_game(game)
-    chosen.check_players(players, "--players")
-    rules = rules_from_options(chosen, rule_options or {}, rule)
-    data = chosen.load_data(data_path(tiles))
+    chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     population, left_out = choose_members(
         registry, parse_strategy_list(members) if members else None,

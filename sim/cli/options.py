@@ -21,7 +21,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
-from sim.games.registry import default_game, games
+from sim.games.registry import default_game, games, get_game
 from sim.stats.margins import FAIR_MARGIN, margin_from_points
 from sim.strategy_spec import parse_strategy
 
@@ -253,6 +253,16 @@ def resolve_lineup(game: Game, strategies: list[str], players: int,
         raise InputError(f"{source}: {len(specs)} strategies given for {players} players; "
                          f"give one for every seat or a single one for all")
     return specs
+
+
+def game_rules_data(game_name: str, players: int, rule_options: dict[str, int] | None,
+                    rule: list[str] | None, data_option) -> tuple[Game, dict[str, int], object]:
+    """The game a command plays, checked against ``--players``, its rules from the options and
+    its data (``--data``/``--tiles``): what every command that plays games reads first."""
+    chosen = get_game(game_name)
+    chosen.check_players(players, "--players")
+    rules = rules_from_options(chosen, rule_options or {}, rule)
+    return chosen, rules, chosen.load_data(data_path(data_option))
 
 
 def rules_from_options(game: Game, rule_options: dict[str, int],

@@ -17,12 +17,10 @@ from sim.cli.options import (
     RuleOption,
     announce_compiling,
     check_seed,
-    data_path,
-    rules_from_options,
+    game_rules_data,
     with_rules_options,
 )
 from sim.files import write_text_atomic
-from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
 
 
@@ -71,10 +69,7 @@ def tournament(
     from sim.tournament import parse_strategy_list, run_tournament
 
     check_seed(seed)
-    chosen = get_game(game)
-    chosen.check_players(players, "--players")
-    rules = rules_from_options(chosen, rule_options or {}, rule)
-    data = chosen.load_data(data_path(tiles))
+    chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
               for text in parse_strategy_list(strategies)]
