@@ -49,14 +49,9 @@ from sim.games.base import Game, StrategyInfo, StrategySpec
 from sim.seating import lineup_count
 from sim.stats.clustered import ratio_means, t_critical
 from sim.stats.intervals import proportion_interval
+from sim.stats.ratings import bradley_terry, elo_ratings, rating_intervals, seat_pair_sums
 from sim.strategy_spec import parse_strategy, split_parameters_file
-from sim.tournament import (
-    RotationGames,
-    bradley_terry,
-    elo_ratings,
-    play_rotations,
-    rating_intervals,
-)
+from sim.tournament import RotationGames, play_rotations
 
 LEAGUE_FORMAT = 1
 # Member kinds: a strategy at its defaults, a documented variant, a previous shipped default
@@ -242,23 +237,10 @@ def rank_pair_outcomes(strategies: int, seat_strategy: np.ndarray, deal_of_game:
                        scores: np.ndarray, wins: np.ndarray,
                        deals: int) -> tuple[np.ndarray, np.ndarray]:
     """Per deal, the pairwise outcomes by rank (``rank_outcomes``) of every two seats of
-    different strategies: (deals, S, S) sums and counts, as ``sim.tournament.pair_outcomes``
+    different strategies: (deals, S, S) sums and counts, as ``sim.stats.ratings.pair_outcomes``
     gives them by score alone."""
-    outcome = rank_outcomes(scores, wins)
-    pair_sum = np.zeros((deals, strategies, strategies))
-    pair_count = np.zeros((deals, strategies, strategies))
-    players = seat_strategy.shape[1]
-    for i in range(players):
-        for j in range(players):
-            if i == j:
-                continue
-            index = (deal_of_game, seat_strategy[:, i], seat_strategy[:, j])
-            np.add.at(pair_sum, index, outcome[:, i, j])
-            np.add.at(pair_count, index, 1.0)
-    diagonal = np.arange(strategies)
-    pair_sum[:, diagonal, diagonal] = 0.0
-    pair_count[:, diagonal, diagonal] = 0.0
-    return pair_sum, pair_count
+    return seat_pair_sums(strategies, seat_strategy, deal_of_game,
+                          rank_outcomes(scores, wins), deals)
 
 
 def _share_interval(per_deal_sum: np.ndarray, per_deal_count: np.ndarray):

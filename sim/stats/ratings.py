@@ -112,21 +112,29 @@ def pair_outcomes(strategies: int, seat_strategy: np.ndarray, deal_of_game: np.n
     """Per deal, the pairwise outcomes of every two seats of different strategies in a game:
     ``pair_sum[d, a, b]`` sums 1 (a outscored b), 1/2 (tie) or 0, ``pair_count[d, a, b]``
     counts the comparisons; both (deals, S, S), zero on the diagonal."""
-    s = strategies
-    pair_sum = np.zeros((deals, s, s))
-    pair_count = np.zeros((deals, s, s))
+    outcome = np.where(scores[:, :, None] > scores[:, None, :], 1.0,
+                       np.where(scores[:, :, None] == scores[:, None, :], 0.5, 0.0))
+    return seat_pair_sums(strategies, seat_strategy, deal_of_game, outcome, deals)
+
+
+def seat_pair_sums(strategies: int, seat_strategy: np.ndarray, deal_of_game: np.ndarray,
+                   outcome: np.ndarray, deals: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal, ``outcome[g, i, j]`` (seat i against seat j of game g) summed over every two
+    seats of different strategies, and the comparisons counted: (deals, S, S) each, zero on the
+    diagonal (a strategy against itself)."""
+    pair_sum = np.zeros((deals, strategies, strategies))
+    pair_count = np.zeros((deals, strategies, strategies))
     players = seat_strategy.shape[1]
     for i in range(players):
         for j in range(players):
             if i == j:
                 continue
-            outcome = np.where(scores[:, i] > scores[:, j], 1.0,
-                               np.where(scores[:, i] == scores[:, j], 0.5, 0.0))
-            np.add.at(pair_sum, (deal_of_game, seat_strategy[:, i], seat_strategy[:, j]), outcome)
-            np.add.at(pair_count, (deal_of_game, seat_strategy[:, i], seat_strategy[:, j]), 1.0)
-    for a in range(s):
-        pair_sum[:, a, a] = 0.0
-        pair_count[:, a, a] = 0.0
+            index = (deal_of_game, seat_strategy[:, i], seat_strategy[:, j])
+            np.add.at(pair_sum, index, outcome[:, i, j])
+            np.add.at(pair_count, index, 1.0)
+    diagonal = np.arange(strategies)
+    pair_sum[:, diagonal, diagonal] = 0.0
+    pair_count[:, diagonal, diagonal] = 0.0
     return pair_sum, pair_count
 
 
