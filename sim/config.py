@@ -56,6 +56,8 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "store": (str, "rows (one row per player per game) or summary (aggregates only)"),
     "trace": (bool, "rows store: also keep every seat's score after each round (score_trace)"),
     "rules": (dict, "rules parameters of the game"),
+    "fields": (list, "fields of players, each playing the same deals (sim run / sim sweep; "
+                     "e.g. [\"strong\", \"casual\"], see sim.fields)"),
 }
 
 
@@ -245,6 +247,9 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     for key, value in document.items():
         if key in FIELDS:
             _check_type(value, FIELDS[key][0], source, key)
+    if "fields" in document:
+        raise InputError(f"{source}: field 'fields': fields of players are played by `sim run` "
+                         f"and `sim sweep` only")
     rules_overrides = overrides.pop("rules", {}) or {}
     data_override = overrides.pop("data_file", None)
     merged = {**document, **overrides}

@@ -41,8 +41,9 @@ from sim.config import (
     read_toml,
 )
 from sim.errors import InputError, did_you_mean
+from sim.fields import FIELD_AXIS, parse_fields
 from sim.files import read_user_json, write_text_atomic
-from sim.games.registry import get_game
+from sim.games.registry import default_game, get_game
 from sim.runner import config_from_manifest, prepare_run_dir, run_batch
 from sim.stats.margins import FAIR_MARGIN
 from sim.stats.stopping import metric_half_width, seat_verdict
@@ -144,16 +145,42 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
     """Validate a sweep document and expand its grid into points (``allow_code``: see
     ``sim.config.load_config``)."""
     document = dict(document)
+    overrides = dict(overrides or {})
     grid = document.pop("sweep", None)
     adaptive_table = document.pop("adaptive", None)
-    if not isinstance(grid, dict) or not grid:
+    field_entries = document.pop("fields", None)
+    field_where = f"{source}: field 'fields'"
+    if overrides.get("fields") is not None:
+        field_entries, field_where = overrides["fields"], "--field"
+    overrides.pop("fields", None)
+    if field_entries is not None:
+        # Every field names its own lineup; the file's is what a run without fields plays.
+        for key in ("strategies", "pool", "pool_design"):
+            document.pop(key, None)
+    if grid is None and field_entries is not None:
+        grid = {}
+    elif not isinstance(grid, dict) or not grid:
         raise InputError(f"{source}: field 'sweep': expected a table of axes, e.g. "
                          f"[sweep] players = [2, 3, 4]")
-    overrides = dict(overrides or {})
     grid = dict(grid)
-    base = config_from_document(document, source, base_dir, default_name, overrides,
+    game_name = document.get("game", default_game())
+    if not isinstance(game_name, str):
+        raise InputError(f"{source}: field 'game': expected a string, got {game_name!r}")
+    game = get_game(game_name, f"{source}: field 'game'")
+    fields = parse_fields(field_entries, game, field_where) if field_entries is not None \
+        else []
+    # A file's fields are the file's strategies (checked, files found from its folder); the
+    # command line's are the user's own request, as --strategy is.
+    fields_from_file = field_where != "--field"
+
+    def with_field(document: dict, overrides: dict, spec) -> None:
+        (document if fields_from_file else overrides).update(spec.config_overrides())
+
+    base_document, base_overrides = dict(document), dict(overrides)
+    if fields:
+        with_field(base_document, base_overrides, fields[0])
+    base = config_from_document(base_document, source, base_dir, default_name, base_overrides,
                                 allow_code=allow_code)
-    game = get_game(base.game)
     rules_names = [p.name for p in game.rules_parameters]
     allowed = ["players", game.data_option, *rules_names]
     axes: dict[str, list[Any]] = {}
@@ -166,8 +193,12 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         if len(set(map(str, values))) != len(values):
             raise InputError(f"{source}: field 'sweep.{axis}': repeated values")
         axes[axis] = values
+    if fields:
+        axes[FIELD_AXIS] = [spec.name for spec in fields]
+    by_name = {spec.name: spec for spec in fields}
     output = Path(base.output)
     points = []
+    shared_deals: dict[str, int] = {}
     for index, combination in enumerate(itertools.product(*axes.values())):
         values = dict(zip(axes, combination, strict=True))
         point_document = dict(document)
@@ -176,7 +207,15 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         point_overrides["rules"] = dict(point_overrides.get("rules", {}) or {})
         tags: dict[str, Any] = {"point": index}
         for axis, value in values.items():
-            if axis == "players":
+            if axis == FIELD_AXIS:
+                with_field(point_document, point_overrides, by_name[value])
+                tags[FIELD_AXIS] = value
+                if value != fields[0].name:
+                    # Every field plays the first field's deals and replicates of them (the
+                    # same shuffles: common random numbers), whatever its own lineup would
+                    # default to.
+                    point_overrides.update(shared_deals)
+            elif axis == "players":
                 point_overrides["players"] = value
             elif axis == game.data_option:
                 if not isinstance(value, str):
@@ -195,6 +234,9 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         config = config_from_document(point_document, f"{source} (point {label})", base_dir,
                                       default_name, point_overrides, tags=tags,
                                       allow_code=allow_code)
+        if fields and values[FIELD_AXIS] == fields[0].name:
+            shared_deals = {"deals": config.deals,
+                            "replicates_per_deal": config.replicates_per_deal}
         points.append(SweepPoint(index, values, label, config))
     adaptive = _parse_adaptive(adaptive_table, source, base.shard_size) \
         if adaptive_table is not None else None

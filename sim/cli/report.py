@@ -72,8 +72,19 @@ def report(
         if not quiet:
             for line in format_results_table(result.results):
                 typer.echo(line)
+            if result.findings:
+                typer.echo("Findings across fields:")
+                for number, finding in enumerate(result.findings, 1):
+                    typer.echo(f"  {number}. {finding}")
             if picks:
-                typer.echo("Recommendation:")
+                from sim.tune_trees import across_fields
+
+                if len({pick.field for pick in picks}) > 1:
+                    typer.echo("Recommendation across fields:")
+                    for verdict in across_fields(picks):
+                        typer.echo(f"  {verdict.sentence}")
+                typer.echo("Recommendation:" if len({pick.field for pick in picks}) == 1
+                           else "Per field:")
                 for pick in picks:
                     typer.echo(f"  {pick.sentence}")
             typer.echo(f"report written in {result.seconds:.1f} s:")

@@ -15,7 +15,7 @@ from sim.cli.options import (
     players_help,
     rule_help,
 )
-from sim.cli.progress import run_with_progress
+from sim.cli.progress import run_sweep_with_progress, run_with_progress
 from sim.config import load_config, read_toml
 from sim.errors import InputError
 from sim.runner import config_from_manifest
@@ -85,10 +85,24 @@ def run(
         typer.Option(help="Dask scheduler address (tcp://host:port); without it, --backend dask "
                           "starts a local cluster."),
     ] = None,
+    field: Annotated[
+        list[str] | None,
+        typer.Option("--field", metavar="<name[=lineup]>",
+                     help="Play every field named (repeat) on the same deals: a field the game "
+                          "declares (`sim strategies` lists them), `default` for the game's "
+                          "default fields, or NAME=LINEUP (a strategy for every seat, one per "
+                          "seat joined by '+', or pool: and strategies joined by '+'). Replaces "
+                          "the config's `fields`; the report then judges every finding across "
+                          "the fields."),
+    ] = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,
 ) -> None:
-    """Play a batch of seeded games into Parquet (one row per player per game)."""
+    """Play a batch of seeded games into Parquet (one row per player per game).
+
+    With fields (`--field`, or `fields = [...]` in the config) every field plays the same deals,
+    each in its own batch under points/ of the output folder; `sim report` on the folder judges
+    every finding across the fields."""
     overrides = {"games": games, "deals": deals, "replicates_per_deal": replicates_per_deal,
                  "seed": seed, "players": players, "shard_size": shard_size,
                  "output": str(out) if out else None, "store": store,
@@ -102,6 +116,21 @@ def run(
         overrides["rules"] = parse_rule_overrides(rule)
     if workers < 0:
         raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    from sim.sweep import SWEEP_MANIFEST  # polars loads only once a run is certain
+
+    document = read_toml(config_file) if config_file is not None else None
+    if document is not None and "sweep" in document:
+        raise InputError(f"{config_file}: a sweep file (it has a [sweep] table); play it with "
+                         f"`sim sweep {config_file}`")
+    if field or (document is not None and "fields" in document) or (
+            resume is not None and (resume / SWEEP_MANIFEST).exists()):
+        if strategy or pool or pool_design:
+            raise InputError("--field: each field names its lineup; --strategy, --pool and "
+                             "--pool-design cannot be combined with fields")
+        overrides["fields"] = list(field) if field else None
+        _run_fields(config_file, resume, overrides, workers, backend, scheduler, quiet,
+                    allow_code)
+        return
     if resume is not None:
         # The batch folder is where the batch is now, whatever folder it was started in.
         stored = config_from_manifest(read_manifest(resume), resume, allow_code=allow_code)
@@ -130,3 +159,27 @@ def run(
                    f"({summary.games_per_second:,.0f} games/s); batch {state}: "
                    f"{summary.shards_done}/{summary.shards_total} shards")
     typer.echo(str(summary.run_dir))
+
+
+def _run_fields(config_file: Path | None, resume: Path | None, overrides: dict, workers: int,
+                backend: str, scheduler: str | None, quiet: bool, allow_code: bool) -> None:
+    """A fields run: every field a point of a sweep over the ``field`` axis (``sim.fields``)."""
+    from sim.cli.sweep import print_sweep_results
+    from sim.sweep import load_sweep, load_sweep_folder
+
+    if config_file is None:
+        if resume is None:
+            raise InputError("run: give a config file (see configs/) or --resume DIR")
+        if any(value is not None for value in overrides.values()):
+            raise InputError("--resume: options that change the batch cannot be combined "
+                             "with --resume (give the same config file instead)")
+        plan = load_sweep_folder(resume, allow_code=allow_code)
+    else:
+        if resume is not None:
+            overrides["output"] = str(resume)
+        plan = load_sweep(config_file, overrides, allow_code=allow_code)
+    run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
+                            resume=resume is not None, quiet=quiet)
+    if not quiet:
+        print_sweep_results(plan.output, None)
+    typer.echo(str(plan.output))

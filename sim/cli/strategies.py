@@ -18,7 +18,8 @@ def strategies(
     ] = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """List the strategies with how they run, their parameters and a one-line description."""
+    """List the strategies with how they run, their parameters and a one-line description,
+    then the fields of players the game declares (`sim run --field NAME`)."""
     chosen = get_game(game)
     registry = chosen.strategies()
     wanted = list(names) if names else list(registry)
@@ -33,3 +34,10 @@ def strategies(
             default = parameter.default
             shown = int(default) if float(default).is_integer() else default
             typer.echo(f"    {parameter.name}={shown}: {parameter.help}")
+    if names or not chosen.field_lineups:
+        return
+    typer.echo("")
+    typer.echo(f"Fields of players (sim run / sim sweep --field NAME; `default` = "
+               f"{', '.join(chosen.default_fields)}):")
+    for name, lineup, why in chosen.field_lineups:
+        typer.echo(f"  {name} = {lineup}: {why}")

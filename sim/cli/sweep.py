@@ -48,6 +48,13 @@ def sweep(
     backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
     fair_margin: SweepFairMarginOption = None,
+    field: Annotated[
+        list[str] | None,
+        typer.Option("--field", metavar="<name[=lineup]>",
+                     help="Play every grid point with every field named (repeat), all on the "
+                          "same deals: a field the game declares, `default`, or NAME=LINEUP "
+                          "(see `sim run --help`). Replaces the sweep file's `fields`."),
+    ] = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,
 ) -> None:
@@ -56,7 +63,8 @@ def sweep(
     Ends with a table of every grid point: games, why it stopped, mean score, win rates, seat
     spread with the fairness verdict and shared wins, each with its 95% interval."""
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
-                 "shard_size": shard_size, "trace": True if trace else None}
+                 "shard_size": shard_size, "trace": True if trace else None,
+                 "fields": list(field) if field else None}
     if config_file.is_dir():
         if not resume:
             raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "

@@ -1,4 +1,5 @@
-"""``sim tune-trees``: the sweep preset that recommends the tree supply per player count."""
+"""``sim tune-trees``: the sweep preset that recommends the tree supply per player count, per
+field of players, and says whether the recommendation holds across the fields."""
 
 from __future__ import annotations
 
@@ -21,8 +22,19 @@ def tune_trees(
     supply: Annotated[str, typer.Option(help="Trees per colour per player to try: 1-4 or "
                                              "1,2,3.")] = "1-4",
     strategies: Annotated[
-        str, typer.Option(help="The pool rotating through the seats: the strongest candidate "
-                               "and greedy, e.g. planner,greedy.")] = "planner,greedy",
+        str, typer.Option(help="The strongest candidate and greedy, e.g. planner,greedy: the "
+                               "default fields are strong (the strongest in every seat) and "
+                               "mixed (the two rotating through the seats); skill is the "
+                               "strongest's edge over greedy.")] = "planner,greedy",
+    field: Annotated[
+        list[str] | None,
+        typer.Option("--field", metavar="<name=lineup>",
+                     help="A field of players (repeat, at least two) replacing strong and "
+                          "mixed, all on the same deals: NAME=LINEUP (a strategy for every "
+                          "seat, one per seat joined by '+', or pool: and strategies joined by "
+                          "'+'), or a field the game declares. Skill is measured only in "
+                          "fields where the strongest of --strategies and greedy share tables."),
+    ] = None,
     games: Annotated[int, typer.Option(help="Games per grid point (cap in adaptive mode).")
                      ] = 50_000,
     half_width: Annotated[
@@ -55,13 +67,18 @@ def tune_trees(
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,
 ) -> None:
-    """Recommend the tree supply per player count from a sweep.
+    """Recommend the tree supply per player count from a sweep, and say for which fields of
+    players it holds.
 
-    Sweeps players x trees per colour per player on common deals, measures seat advantage,
-    colour starvation, scores, ties and skill expression, and recommends a supply."""
+    Sweeps players x trees per colour per player with every field (by default strong and
+    mixed) on common deals, measures seat advantage, colour starvation, scores, ties and skill
+    expression, recommends a supply per field and player count, and says per player count
+    whether the recommendation holds for every field or depends on the players."""
     # scipy's statistics load only for this command (every command imports this module).
+    from sim.fields import FIELD_AXIS
     from sim.tune_trees import (
         BASELINE,
+        across_fields,
         parse_range,
         tune_trees_document,
         write_preset,
@@ -69,9 +86,18 @@ def tune_trees(
     )
 
     check_seed(seed)
+    fields = list(field) if field else None
     if config_file is not None:
         # A sweep file is often someone else's: the same code rule as `sim sweep`.
-        plan = load_sweep(config_file, {"output": str(out)}, allow_code=allow_code)
+        plan = load_sweep(config_file, {"output": str(out), "fields": fields},
+                          allow_code=allow_code)
+        # The strongest is the first strategy other than greedy played (the file's first
+        # field or its pool).
+        strongest = next((label for point in plan.points for label in point.config.lineup
+                          if label != BASELINE), None)
+        if strongest is None:
+            raise InputError(f"{config_file}: no strategy other than {BASELINE} plays, so there "
+                             f"is no strongest candidate to tune for")
     else:
         pool = [s.strip() for s in strategies.split(",") if s.strip()]
         if len(pool) != 2 or BASELINE not in pool:
@@ -81,13 +107,13 @@ def tune_trees(
         document = tune_trees_document(
             parse_range(players, "--players", 1, 5), parse_range(supply, "--supply", 1, 50),
             strongest_name, games, seed, shard_size, str(out), half_width, adaptive,
-            margin_from_points(fair_margin))
-        # --strategies is the user's own request on the command line, like `sim run --pool`.
-        pool_option = {"pool": document.pop("pool")}
+            margin_from_points(fair_margin), fields)
+        # --strategies and --field are the user's own request on the command line, like
+        # `sim run --pool`: passed as options, not as a file's fields.
+        fields_option = {"fields": document.pop("fields")}
         plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees",
-                                   pool_option)
-    strongest = next(label for label in plan.points[0].config.lineup
-                     if label != BASELINE)
+                                   fields_option)
+        strongest = _played_label(strongest_name, plan, BASELINE)
     start = time.perf_counter()
     margin = margin_from_points(fair_margin)
     run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
@@ -104,8 +130,36 @@ def tune_trees(
 
     for line in format_results_table(result.results):
         typer.echo(line)
-    typer.echo("Recommendation:")
+    if FIELD_AXIS in plan.axes:
+        typer.echo("Recommendation across fields:")
+        for verdict in across_fields(picks, list(plan.axes[FIELD_AXIS])):
+            typer.echo(f"  {verdict.sentence}")
+        typer.echo("Per field:")
+    else:
+        typer.echo("Recommendation:")
     for pick in picks:
         typer.echo(f"  {pick.sentence}")
     typer.echo(f"{note} This session: {time.perf_counter() - start:,.0f} s.")
     typer.echo(str(result.html))
+
+
+def _played_label(strongest: str, plan, baseline: str) -> str:
+    """The label the fields play the strongest of ``--strategies`` under (a strategy's label
+    spells its settings out, so it may differ from the text typed); a one-line error when no
+    field plays it."""
+    played = list(dict.fromkeys(label for point in plan.points for label in point.config.lineup))
+    if strongest in played:
+        return strongest
+    from sim.games.registry import get_game
+    from sim.strategy_spec import parse_strategy
+
+    try:
+        label = parse_strategy(strongest, get_game(plan.points[0].config.game).strategies(),
+                               "--strategies").label()
+    except InputError:
+        label = None
+    if label in played:
+        return label
+    raise InputError(f"--field: no field plays {strongest}, the strongest of --strategies (the "
+                     f"fields play {', '.join(played)}); name it with --strategies "
+                     f"NAME,{baseline}")

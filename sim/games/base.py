@@ -198,6 +198,27 @@ class DraftColumns:
     enabled_by: str = ""
 
 
+# How a deal covariate's column reads (``DealCovariate.kind``).
+COVARIATE_MASK = "mask"  # an integer: bit n - 1 set when item n is present
+COVARIATE_IDS = "ids"  # a list of item ids: item n is present when n is in the list
+COVARIATE_COUNT = "count"  # a number (compared above / not above its median over the deals)
+COVARIATE_KINDS = (COVARIATE_MASK, COVARIATE_IDS, COVARIATE_COUNT)
+
+
+@dataclass(frozen=True)
+class DealCovariate:
+    """A rows-store column that the deal alone sets: the same for every seat of a game and
+    every replay of the deal, whoever plays. The shuffle randomises it, so its association
+    with the score is an effect of the deal (``sim.stats.field_findings`` judges it across
+    fields of players)."""
+
+    column: str
+    # mask / ids: one item, with "{n}" for its number ("tile {n} removed unseen"); count: what
+    # is counted, plural ("light tiles drawn").
+    noun: str
+    kind: str  # one of COVARIATE_KINDS
+
+
 @dataclass(frozen=True)
 class ReferencePlay:
     """Recorded human play to set beside the bots' (``Game.reference_play``): the final
@@ -259,6 +280,12 @@ class Game(ABC):
     # category, game length, cards and cubes): the tournament keeps them per seat and its report
     # shows each strategy's means beside recorded human play (``sim.profile``). Empty: none.
     profile_columns: tuple[str, ...] = ()
+    # The fields of players a finding is judged across (``sim.fields``): (name, lineup, why),
+    # the lineup as ``--field NAME=LINEUP`` takes it: one strategy for every seat, one per seat
+    # joined by "+", or "pool:" and strategies joined by "+" (they rotate through the seats).
+    # ``default_fields`` names those `--field default` (or ``fields = ["default"]``) plays.
+    field_lineups: tuple[tuple[str, str, str], ...] = ()
+    default_fields: tuple[str, ...] = ()
 
     def reference_play(self, players: int, rules: dict[str, int]) -> ReferencePlay | None:
         """Recorded human games played with ``players`` and these rules (missing rules at their
@@ -272,6 +299,10 @@ class Game(ABC):
     def draft_columns(self) -> DraftColumns | None:
         """The columns of the cards dealt and kept, or None for a game without."""
         return None
+
+    def deal_covariates(self) -> tuple[DealCovariate, ...]:
+        """The rows-store columns the deal alone sets (``DealCovariate``); () for none."""
+        return ()
 
     def default_rules(self) -> dict[str, int]:
         """Every rules parameter at its default."""

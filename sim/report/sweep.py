@@ -23,6 +23,7 @@ from urllib.parse import quote
 import polars as pl
 
 from sim.errors import InputError
+from sim.fields import FIELD_AXIS, field_from_config
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
 from sim.report.build import (
@@ -55,12 +56,15 @@ from sim.stats.sweep import (
     SweepResults,
     open_sweep,
     sweep_results,
+    sweep_rows,
 )
 
 SWEEP_CONFIG_FILE = "sweep.toml"
 # Who the report folder belongs to (a report of another sweep or batch is never overwritten).
 SWEEP_IDENTITY_FILE = "sweep-report.json"
 POINTS_DIR = "points"
+# Every finding judged across fields (one row per finding and field, and per pair of fields).
+FIELDS_PARQUET = "fields.parquet"
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class SweepReportResult:
     point_reports: list[Path]
     results: SweepResults
     seconds: float
+    findings: list[str] = field(default_factory=list)  # the findings across fields, if any
 
 
 # --- number formatting ---------------------------------------------------------------------------
@@ -239,6 +244,23 @@ def _point_data_path(results: SweepResults, index: int, out_dir: Path) -> str | 
     return Path(os.path.relpath(path, out_dir)).as_posix()
 
 
+def _field_configs(results: SweepResults) -> dict[str, dict]:
+    """Each field's batch config (the first played point of the field)."""
+    configs: dict[str, dict] = {}
+    for point in results.played_points():
+        name = point.values.get(FIELD_AXIS)
+        if name is not None and name not in configs:
+            configs[name] = results.batches[point.index].manifest.get("config") or {}
+    return configs
+
+
+def _field_texts(results: SweepResults) -> list[str]:
+    """Every field as ``NAME=LINEUP`` (what ``fields = [...]`` takes), in the sweep's order."""
+    configs = _field_configs(results)
+    return [f"{spec.name}={spec.lineup}" for spec in (
+        field_from_config(name, configs.get(name, {})) for name in results.sweep.axes[FIELD_AXIS])]
+
+
 def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
     """The sweep file that plays the same games again (``sim sweep``), written beside the
     report; None when the points record no ``sim run`` config."""
@@ -255,8 +277,11 @@ def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
     lines = [f"name = {_toml_value(sweep.name)}", f"game = {_toml_value(config['game'])}"]
     if "players" not in sweep.axes:
         lines.append(f"players = {config['players']}")
-    lines += [f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
-              f"deals = {config['deals']}",
+    if FIELD_AXIS in sweep.axes:
+        lines.append(f"fields = {_toml_value(_field_texts(results))}")
+    else:
+        lines.append(f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}")
+    lines += [f"deals = {config['deals']}",
               f"replicates_per_deal = {config['replicates_per_deal']}",
               f"seed = {config['seed']}", f"shard_size = {config['shard_size']}",
               f"output = {_toml_value(sweep.output_as_configured)}",
@@ -270,8 +295,10 @@ def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
     rules = {k: v for k, v in (config.get("rules") or {}).items() if k not in sweep.axes}
     if rules:
         lines += ["", "[rules]"] + [f"{name} = {value}" for name, value in rules.items()]
-    lines += ["", "[sweep]"]
-    for axis, values in sweep.axes.items():
+    grid = {axis: values for axis, values in sweep.axes.items() if axis != FIELD_AXIS}
+    if grid:
+        lines += ["", "[sweep]"]
+    for axis, values in grid.items():
         if axis == data_axis:
             paths = []
             for value in values:
@@ -291,6 +318,18 @@ def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+def _lineup_row(results: SweepResults, config: dict, players: int) -> tuple[str, str]:
+    """The lineup, or with fields every field's lineup (they all play the same deals)."""
+    if FIELD_AXIS not in results.sweep.axes:
+        return ("Lineup", _lineup_text(config, players))
+    configs = _field_configs(results)
+    texts = [f"{name}: {field_from_config(name, configs[name]).lineup_text()}"
+             for name in results.sweep.axes[FIELD_AXIS] if name in configs]
+    return ("Fields", "; ".join(texts) + " — every field plays the same deals (common random "
+                                         "numbers), so the paired differences between fields "
+                                         "leave the luck of the deal out")
+
+
 def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
     """What was played: game, grid, rules, lineup, players, data, design, stopping, and the
     sweep file that plays it again."""
@@ -308,7 +347,7 @@ def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
             ("Players", ", ".join(str(p) for p in players)
              + (" (an axis)" if "players" in sweep.axes else "")
              + f"; the game allows {game.min_players} to {game.max_players}"),
-            ("Lineup", _lineup_text(config, int(players[0] or 0)))]
+            _lineup_row(results, config, int(players[0] or 0))]
     rules = config.get("rules") or {}
     for parameter in game.rules_parameters:
         if parameter.name in sweep.axes:
@@ -595,6 +634,69 @@ def _notes_blocks(results: SweepResults) -> list[Block]:
 
 # --- the entry point -----------------------------------------------------------------------------
 
+def _group_label(values: dict, axes: list[str]) -> str:
+    """A table setting of the grid in words, e.g. "players 4, side 1" ("" with no other axis)."""
+    return ", ".join(f"{axis} {_axis_text(values[axis])}" for axis in axes)
+
+
+def field_section(results: SweepResults, step: Callable[[str], None]
+                  ) -> tuple[list[Block], list[str], pl.DataFrame]:
+    """With a ``field`` axis: every headline judged across the fields, per setting of the other
+    axes (``sim.stats.field_findings``), as report blocks, the top sentences and one long frame
+    (``fields.parquet``). Empty without fields."""
+    sweep = results.sweep
+    if FIELD_AXIS not in sweep.axes:
+        return [], [], pl.DataFrame()
+    from sim.report.fields import FieldGroup, FieldInfo, field_report_blocks
+    from sim.stats.field_findings import fairness_across_fields, findings_frame, judge_findings
+
+    played = results.played_points()
+    game = get_game(next(iter(results.batches.values())).game)
+    configs = _field_configs(results)
+    names = [name for name in sweep.axes[FIELD_AXIS] if name in configs]
+    infos = [FieldInfo(name, field_from_config(name, configs[name]).lineup_text())
+             for name in names]
+    other_axes = [axis for axis in sweep.axes if axis != FIELD_AXIS]
+    groups: dict[tuple, list] = {}
+    for point in played:
+        key = tuple(_axis_text(point.values.get(axis)) for axis in other_axes)
+        groups.setdefault(key, []).append(point)
+    stores = {str((results.batches[p.index].manifest.get("config") or {}).get("store", "rows"))
+              for p in played}
+    if stores != {"rows"} or len(names) < 2:
+        why = ("the fields were played into the summary store, which keeps no per-deal rows"
+               if stores != {"rows"} else "fewer than two fields have results")
+        return [Heading("Across fields"), Paragraph(f"No finding is judged across fields: "
+                                                    f"{why}.")], [], pl.DataFrame()
+    rows = sweep_rows(sweep)
+    field_groups, frames = [], []
+    for key, points in groups.items():
+        label = _group_label(points[0].values, other_axes)
+        step(f"across fields{': ' + label if label else ''}")
+        present = [name for name in names
+                   if any(p.values.get(FIELD_AXIS) == name for p in points)]
+        if len(present) < 2:
+            continue
+        group_rows = rows.filter(pl.col("point").is_in([p.index for p in points]))
+        findings = judge_findings(group_rows, present, game)
+        field_groups.append(FieldGroup(label, findings))
+        frame = findings_frame(findings)
+        if not frame.is_empty():
+            frames.append(frame.with_columns(
+                *[pl.lit(value).alias(axis) for axis, value in zip(other_axes, key, strict=True)]
+            ).select(*other_axes, pl.exclude(other_axes)))
+    blocks, top = field_report_blocks(infos, field_groups)
+    # The seats' fairness across fields, per table setting, right after the count line.
+    fairness = []
+    for group in field_groups:
+        verdict = fairness_across_fields(group.findings, list(group.findings[0].judgement.fields))
+        if verdict.per_field:
+            sentence = verdict.sentence()
+            fairness.append(f"{group.label}: {sentence}" if group.label else sentence)
+    top = top[:1] + fairness + top[1:]
+    return blocks, top, pl.concat(frames, how="diagonal") if frames else pl.DataFrame()
+
+
 def default_sweep_report_dir(sweep_dir: Path) -> Path:
     """``reports/<sweep folder name>``."""
     return Path("reports") / Path(sweep_dir).resolve().name
@@ -669,16 +771,21 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
             report = build_report(point.run_dir, out_dir / POINTS_DIR / point.label,
                                   fair_margin=fair_margin)
             written[point.index] = report.html
+    field_blocks, field_top, field_frame = field_section(results, step)
+    if field_top:
+        field_blocks = [Heading("Findings across fields"), Bullets(tuple(field_top)),
+                        *field_blocks]
     step("figures and tables")
     figures: dict[str, bytes] = {}
     extra_blocks = list(extras.blocks) if extras else []
-    blocks = (_header_blocks(results, out_dir) + extra_blocks + _overview_blocks(results)
+    blocks = (_header_blocks(results, out_dir) + extra_blocks + field_blocks
+              + _overview_blocks(results)
               + _stopping_blocks(results) + _score_blocks(results, figures)
               + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
               + _tie_blocks(results, figures) + _game_column_blocks(results)
               + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game))
               + _point_report_blocks(results, written) + _notes_blocks(results))
-    for block in extra_blocks:
+    for block in [*field_blocks, *extra_blocks]:
         if isinstance(block, Figure):
             figures[block.name] = block.png
     title = title or f"Sweep report: {sweep.name}"
@@ -699,9 +806,14 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     buffer = io.BytesIO()
     summary_frame(results).write_parquet(buffer)
     write_bytes_atomic(parquet_path, buffer.getvalue())
+    if not field_frame.is_empty():
+        buffer = io.BytesIO()
+        field_frame.write_parquet(buffer)
+        write_bytes_atomic(out_dir / FIELDS_PARQUET, buffer.getvalue())
     return SweepReportResult(html=html_path, markdown=markdown_path,
                              summary_parquet=parquet_path, point_reports=list(written.values()),
-                             results=results, seconds=time.perf_counter() - start)
+                             results=results, seconds=time.perf_counter() - start,
+                             findings=field_top)
 
 
 __all__ = ["SweepReportExtras", "SweepReportResult", "build_sweep_report",

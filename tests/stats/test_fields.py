@@ -21,14 +21,21 @@ import pytest
 from scipy import stats
 
 from sim.errors import InputError
-from sim.stats.clustered import MIN_VERDICT_CLUSTERS
+from sim.stats.clustered import MIN_VERDICT_CLUSTERS, RatioMeans, ratio_means
 from sim.stats.fields import (
+    DIFFERS_BETWEEN,
     DIFFERS_IN_SIGN,
     HOLDS_EVERYWHERE,
+    KIND_EFFECT,
+    KIND_LEVEL,
     NO_EFFECT,
+    SAME_EVERYWHERE,
     UNDECIDED,
+    _level_verdict,
     _verdict,
     judge_across_fields,
+    judge_estimates,
+    judge_family,
     paired_difference,
 )
 
@@ -146,18 +153,29 @@ def test_verdicts_follow_their_precedence():
 
 
 def test_absence_of_evidence_is_undecided():
-    # b neither excludes 0 nor lies inside the margin.
-    verdict, direction, reason = _judge([0.03, -0.04], [0.09, 0.04])
+    # b neither excludes 0 nor lies inside the margin, and a - b may be 0.
+    verdict, direction, reason = _judge([0.03, -0.04], [0.09, 0.04], [-0.01], [0.08])
     assert (verdict, direction) == (UNDECIDED, 0)
     assert reason == "a holds, b neither holds nor lies within the margin"
     # b practically zero but a - b not shown to differ from 0.
     verdict, _, reason = _judge([0.03, -0.01], [0.09, 0.01], [-0.01], [0.08])
     assert verdict == UNDECIDED and "cannot be told apart" in reason
     # Nothing holds and one interval is too wide to call zero.
-    verdict, _, reason = _judge([-0.01, -0.03], [0.01, 0.03])
+    verdict, _, reason = _judge([-0.01, -0.03], [0.01, 0.03], [-0.02], [0.02])
     assert verdict == UNDECIDED and reason == "b neither holds nor lies within the margin"
     # The band is open: an interval touching the margin is not inside it.
-    assert _judge([-0.01, -0.02], [0.01, 0.01])[0] == UNDECIDED
+    assert _judge([-0.01, -0.02], [0.01, 0.01], [-0.02], [0.02])[0] == UNDECIDED
+
+
+def test_a_settled_difference_between_fields_is_said_even_where_each_field_is_unsettled():
+    # a holds, b is unsettled, but a - b excludes 0: the fields differ, where it holds is open.
+    verdict, direction, reason = _judge([0.03, -0.04], [0.09, 0.04], [0.01], [0.08])
+    assert (verdict, direction) == (DIFFERS_BETWEEN, 0)
+    assert reason == ("a holds, b neither holds nor lies within the margin; the paired "
+                      "difference a − b excludes 0")
+    # Neither holds, yet they differ from each other.
+    verdict, _, reason = _judge([-0.01, -0.03], [0.03, 0.01], [0.005], [0.05])
+    assert verdict == DIFFERS_BETWEEN and reason.endswith("difference a − b excludes 0")
     # Too few deals: no verdict whatever the intervals say.
     assert _judge([0.01, 0.02], [0.05, 0.06], clusters=MIN_VERDICT_CLUSTERS - 1)[0] == UNDECIDED
 
@@ -180,7 +198,7 @@ def test_effect_in_one_field_only():
 def test_effect_in_one_field_with_fewer_deals_is_never_every_field():
     values, counts = synthetic_fields(np.random.default_rng(12), 400, [0.06, 0.0])
     judgement = judge_across_fields(values, counts, ["strong", "style"], MARGIN)
-    assert judgement.verdict in ("holds in strong only", UNDECIDED)
+    assert judgement.verdict in ("holds in strong only", DIFFERS_BETWEEN, UNDECIDED)
 
 
 def test_opposite_effects_differ_in_sign():
@@ -313,3 +331,197 @@ def test_sentence_prints_no_negative_zero():
     sentence = judge_across_fields(values, counts, ["strong", "style"], MARGIN).sentence(
         "the gap", "points", 100)
     assert "-0.0 " not in sentence and "strong minus style +0.0 (" in sentence
+
+
+# ---------------------------------------------------------------- contrasts, levels, families
+
+
+def test_field_contrast_with_minus_without_by_hand():
+    """Two columns per field (deals with an item, deals without) and the contrast [1, -1]:
+    field a (3 + 1) / 2 - (2 + 0) / 2 = 1, field b (1 + 1) / 2 - (0 + 2) / 2 = 0. The estimate
+    equals the contrast of the ratio means, and the standard error its linearised CR1 one."""
+    # Deals 1 and 3 have the item, 2 and 4 do not; one player-game per deal and column used.
+    values = np.array([[3.0, 0.0, 1.0, 0.0], [0.0, 2.0, 0.0, 0.0],
+                       [1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 2.0]])
+    counts = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0],
+                       [1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    contrast = np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]])
+    judgement = judge_across_fields(values, counts, ["a", "b"], 1.0, field_contrast=contrast)
+    np.testing.assert_allclose(judgement.estimates, [1.0, 0.0])
+    np.testing.assert_allclose(judgement.pair_estimates, [1.0])
+    means = ratio_means(values, counts)
+    expected = contrast @ means.covariance @ contrast.T
+    np.testing.assert_allclose(judgement.standard_errors, np.sqrt(np.diag(expected)))
+    pair = np.array([1.0, -1.0]) @ contrast
+    np.testing.assert_allclose(judgement.pair_standard_errors,
+                               [np.sqrt(pair @ means.covariance @ pair)])
+    assert judgement.clusters == 4 and judgement.kind == KIND_EFFECT
+
+
+def test_contrast_path_recovers_a_deal_set_effect():
+    """Per deal, the item is present with probability 1/3; field a's score is +0.5 in deals
+    with it, field b's unchanged, and a deal term shared by both fields: "holds in a only"
+    (b within the margin of 0.2)."""
+    rng = np.random.default_rng(21)
+    deals = 3000
+    present = rng.uniform(size=deals) < 1 / 3
+    deal_term = rng.normal(0.0, 1.0, deals)
+    games = 4
+    sums = [games * (deal_term + effect * present) + rng.normal(0.0, 1.0, (deals,)) * 2
+            for effect in (0.5, 0.0)]
+    values = np.column_stack([np.where(present, sums[0], 0), np.where(present, 0, sums[0]),
+                              np.where(present, sums[1], 0), np.where(present, 0, sums[1])])
+    counts = np.column_stack([present * games, ~present * games] * 2).astype(float)
+    contrast = np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]])
+    judgement = judge_across_fields(values, counts, ["a", "b"], 0.2, field_contrast=contrast)
+    assert judgement.verdict == "holds in a only"
+    # The deal term is shared and cancels from the paired difference: about half the standard
+    # error of the difference of two independent fields' estimates.
+    assert judgement.pair_standard_errors[0] < 0.6 * np.hypot(*judgement.standard_errors)
+
+
+def _level_values(rng, deals, levels, games=4, deal_sd=1.0, noise=1.0):
+    """Per-deal sums of a level (e.g. a game length) in each field, sharing a deal term."""
+    deal_term = rng.normal(0.0, deal_sd, deals)
+    values = np.column_stack([games * (level + deal_term)
+                              + rng.normal(0.0, noise * np.sqrt(games), deals)
+                              for level in levels])
+    return values, np.full(values.shape, float(games))
+
+
+def test_level_kind_same_differs_and_undecided():
+    rng = np.random.default_rng(22)
+    values, counts = _level_values(rng, 2000, [20.0, 20.0, 20.0])
+    same = judge_across_fields(values, counts, THREE_FIELDS, 0.5, kind=KIND_LEVEL)
+    assert (same.verdict, same.kind, same.direction, same.holding_fields) == (
+        SAME_EVERYWHERE, KIND_LEVEL, 0, [])
+    assert same.sentence("game length", "turns", digits=2).startswith(
+        "game length is the same in every field (every paired difference within ±0.50 "
+        "turns): strong 20.")
+    values, counts = _level_values(rng, 2000, [20.0, 20.0, 21.0])
+    differs = judge_across_fields(values, counts, THREE_FIELDS, 0.5, kind=KIND_LEVEL)
+    assert differs.verdict == DIFFERS_BETWEEN
+    # Level values are unsigned, differences signed.
+    sentence = differs.sentence("game length", "turns", digits=1)
+    assert sentence.startswith("game length differs between fields: strong 20.")
+    assert "strong minus casual -1.0 (" in sentence
+    # A detected difference smaller than the margin says both.
+    values, counts = _level_values(rng, 4000, [20.0, 20.2], deal_sd=1.0, noise=0.5)
+    small = judge_across_fields(values, counts, ["a", "b"], 0.5, kind=KIND_LEVEL)
+    assert small.verdict == DIFFERS_BETWEEN
+    assert small.sentence("length", "turns").startswith(
+        "length differs between fields (every paired difference within ±0.5 turns)")
+    # Too few deals to call the pair either way.
+    values, counts = _level_values(rng, 40, [20.0, 20.0], noise=3.0)
+    unclear = judge_across_fields(values, counts, ["a", "b"], 0.1, kind=KIND_LEVEL)
+    assert unclear.verdict == UNDECIDED
+    assert unclear.reason == "a minus b neither excludes 0 nor lies within the margin"
+    values, counts = _level_values(rng, MIN_VERDICT_CLUSTERS - 1, [20.0, 25.0])
+    few = judge_across_fields(values, counts, ["a", "b"], 0.5, kind=KIND_LEVEL)
+    assert (few.verdict, few.reason) == (UNDECIDED, f"fewer than {MIN_VERDICT_CLUSTERS} deals")
+
+
+def test_level_verdict_precedence_on_hand_made_intervals():
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    names = ["a", "b", "c"]
+
+    def judge(lows, highs, clusters=100):
+        return _level_verdict(pairs, np.asarray(lows, float), np.asarray(highs, float), names,
+                              0.5, clusters)
+
+    assert judge([0.1, -0.2, -0.2], [0.3, 0.2, 0.2])[0] == DIFFERS_BETWEEN
+    assert judge([-0.4, -0.2, -0.2], [0.3, 0.2, 0.2])[0] == SAME_EVERYWHERE
+    # The band is open: touching the margin is not inside it.
+    verdict, _, reason = judge([-0.5, -0.2, -0.2], [0.3, 0.2, 0.2])
+    assert verdict == UNDECIDED and reason == ("a minus b neither excludes 0 nor lies within "
+                                               "the margin")
+    verdict, _, reason = judge([-0.9, -0.9, -0.2], [0.3, 0.2, 0.2])
+    assert reason == "a minus b and a minus c neither exclude 0 nor lie within the margin"
+    assert judge([0.1, 0.1, 0.1], [0.3, 0.3, 0.3], clusters=MIN_VERDICT_CLUSTERS - 1)[0] == \
+        UNDECIDED
+
+
+def test_level_coverage_of_the_paired_differences():
+    """1,000 replications of 100 deals (simulated max-|t| path), three fields, levels 20, 20
+    and 20.5: the pairs' family covers at 95 +- 2.5% (measured 93.9%)."""
+    rng = np.random.default_rng(23)
+    levels = np.array([20.0, 20.0, 20.5])
+    hits = 0
+    for _ in range(COVERAGE_REPLICATIONS):
+        values, counts = _level_values(rng, 100, levels, deal_sd=2.0)
+        judgement = judge_across_fields(values, counts, THREE_FIELDS, 0.5, kind=KIND_LEVEL)
+        truth = np.array([levels[i] - levels[j] for i, j in judgement.pairs])
+        hits += bool(((judgement.pair_lows <= truth) & (truth <= judgement.pair_highs)).all())
+    assert 0.925 <= hits / COVERAGE_REPLICATIONS <= 0.975, hits
+
+
+def test_judge_estimates_takes_any_covariance_and_clips_into_the_range():
+    """A share estimated below 0 in one field is shown as 0 (its interval clipped at 0); the
+    verdict and the intervals come from the given covariance and deal count."""
+    covariance = np.array([[0.0004, 0.0003], [0.0003, 0.0004]])
+    means = RatioMeans(np.array([-0.01, 0.2]), covariance, np.array([100.0, 100.0]), 400)
+    judgement = judge_estimates(means, ["a", "b"], 0.05, kind=KIND_LEVEL,
+                                value_range=(0.0, 1.0))
+    np.testing.assert_allclose(judgement.estimates, [0.0, 0.2])
+    assert judgement.lows[0] == 0.0 and judgement.highs[0] > 0.0
+    # var(a - b) = 0.0004 + 0.0004 - 2 * 0.0003 = 0.0002; one pair: t on 399 df.
+    np.testing.assert_allclose(judgement.pair_standard_errors, [np.sqrt(0.0002)])
+    half = stats.t.ppf(0.975, 399) * np.sqrt(0.0002)
+    np.testing.assert_allclose([judgement.pair_lows[0], judgement.pair_highs[0]],
+                               [-0.21 - half, -0.21 + half])
+    assert judgement.verdict == DIFFERS_BETWEEN and judgement.clusters == 400
+
+
+def test_a_family_is_simultaneous_over_its_members():
+    """Two findings judged as a family get wider intervals than each alone; a family of one is
+    ``judge_estimates``."""
+    rng = np.random.default_rng(24)
+    values, counts = synthetic_fields(rng, 400, [0.02, 0.0, -0.01])
+    other_values, _ = synthetic_fields(rng, 400, [0.0, 0.03, 0.0])
+    means = ratio_means(np.column_stack([values, other_values]),
+                        np.column_stack([counts, counts]))
+    first = np.hstack([np.eye(3), np.zeros((3, 3))])
+    second = np.hstack([np.zeros((3, 3)), np.eye(3)])
+    family = judge_family(means, THREE_FIELDS, [first, second], MARGIN)
+    alone = judge_estimates(means, THREE_FIELDS, MARGIN, field_contrast=first)
+    assert [j.family for j in family] == [2, 2] and alone.family == 1
+    np.testing.assert_allclose(family[0].estimates, alone.estimates)
+    assert (family[0].highs - family[0].lows > alone.highs - alone.lows).all()
+    assert (family[0].pair_highs - family[0].pair_lows
+            > alone.pair_highs - alone.pair_lows).all()
+    plain = judge_across_fields(values, counts, THREE_FIELDS, MARGIN)
+    np.testing.assert_allclose(alone.lows, plain.lows)
+    np.testing.assert_allclose(alone.pair_highs, plain.pair_highs)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"kind": "trend"}, "kind must be one of effect, level"),
+    ({"field_contrast": np.ones((3, 4))}, "field contrast must be a finite"),
+    ({"field_contrast": np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 1.0, np.nan]])},
+     "field contrast must be a finite"),
+])
+def test_bad_contrast_or_kind_is_a_one_line_input_error(kwargs, message):
+    columns = 4 if "field_contrast" in kwargs else 2
+    values, counts = np.zeros((5, columns)), np.ones((5, columns))
+    with pytest.raises(InputError, match=message) as error:
+        judge_across_fields(values, counts, ["a", "b"], 0.02, **kwargs)
+    assert "\n" not in str(error.value)
+
+
+def test_an_empty_column_used_by_a_field_is_named():
+    values, counts = np.zeros((5, 4)), np.ones((5, 4))
+    counts[:, 3] = 0.0
+    contrast = np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]])
+    with pytest.raises(InputError, match=r"no count in column 3 \(used by field b"):
+        judge_across_fields(values, counts, ["a", "b"], 0.02, field_contrast=contrast)
+    with pytest.raises(InputError, match="need a field contrast"):
+        judge_estimates(ratio_means(values, np.ones((5, 4))), ["a", "b"], 0.02)
+
+
+def test_undefined_estimates_or_covariance_give_no_interval():
+    means = RatioMeans(np.array([0.1, 0.2]), np.full((2, 2), np.nan), np.ones(2), 50)
+    judgement = judge_estimates(means, ["a", "b"], 0.05, kind=KIND_LEVEL)
+    np.testing.assert_allclose(judgement.estimates, [0.1, 0.2])
+    assert np.isnan(judgement.lows).all() and np.isnan(judgement.pair_highs).all()
+    assert judgement.verdict == UNDECIDED and judgement.reason.startswith("no interval")
+    assert "(no interval)" in judgement.sentence("the share", "percentage points", 100)

@@ -41,6 +41,10 @@ class PickTwo(Game):
     data_help = "a Pick Two deck TOML file"
     position_help = "a Pick Two hand"
     rules_parameters = RULES_PARAMETERS
+    field_lineups = (("strong", "greedy", "greedy in both seats"),
+                     ("casual", "random", "random in both seats"),
+                     ("mixed", "pool:greedy+random", "greedy and random, seats rotating"))
+    default_fields = ("strong", "casual")
 
     def load_data(self, path):
         return load_deck(path)

@@ -10,7 +10,9 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import (
+    COVARIATE_IDS,
     CardColumns,
+    DealCovariate,
     DraftColumns,
     Game,
     PlayedGame,
@@ -106,6 +108,15 @@ class Harmonies(Game):
     length_column = "turns"
     # Points by category, then cubes and cards, then game length (``sim.profile``).
     profile_columns = (*CATEGORY_COLUMNS.values(), "cubes_placed", "cards_completed", "turns")
+    # Fields of players (``sim.fields``): the expert, its documented variant of another style
+    # (a clock that stops spending tokens on space late in the game), a mix, and greedy.
+    field_lineups = (
+        ("strong", "expert", "the strongest default in every seat"),
+        ("style", "expert:space=6,fade=3", "the expert's documented variant in every seat"),
+        ("mixed", "pool:expert+planner", "the two strongest strategies rotating through the seats"),
+        ("casual", "greedy", "the one-move greedy player in every seat"),
+    )
+    default_fields = ("strong", "style", "mixed")
 
     def reference_play(self, players: int, rules: dict[str, int]) -> ReferencePlay | None:
         """The ten final boards of five recorded two-player online games (side A, nature
@@ -136,6 +147,12 @@ class Harmonies(Game):
         """The two nature spirits dealt and the one kept (the variant)."""
         return DraftColumns(noun="nature spirit", dealt="spirits_dealt", kept="spirit_kept",
                             bonus="points_spirit", enabled_by="spirits")
+
+    def deal_covariates(self) -> tuple[DealCovariate, ...]:
+        """The animal cards face up after the deal (the deck's first cards, before anyone
+        chooses): what the shuffle decides, unlike the cards a player takes."""
+        return (DealCovariate("card_opening_row", "animal card {n} face up at the deal",
+                              COVARIATE_IDS),)
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) plays first in every round."""

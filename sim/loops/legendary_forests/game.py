@@ -6,6 +6,9 @@ import numpy as np
 
 from sim.errors import InputError
 from sim.games.base import (
+    COVARIATE_COUNT,
+    COVARIATE_MASK,
+    DealCovariate,
     Game,
     PlayedGame,
     RulesParameter,
@@ -96,6 +99,20 @@ class LegendaryForests(Game):
     # setting has the same number of turns, so runes, zones, trees by colour and discards.
     profile_columns = ("full_runes", "zones", "closed_zones", "zones_with_trees", "trees_pink",
                        "trees_red", "trees_yellow", "tiles_discarded")
+    # Fields of players (``sim.fields``). The expert has no documented variant of another
+    # style, so the second strong field is a balanced mix of the strong strategies.
+    field_lineups = (
+        ("strong", "expert", "the strongest default in every seat"),
+        ("mixed", "pool:expert+planner", "the two strongest strategies rotating through the seats"),
+        ("casual", "greedy", "the one-move greedy player in every seat"),
+    )
+    default_fields = ("strong", "mixed", "casual")
+
+    def deal_covariates(self) -> tuple[DealCovariate, ...]:
+        """What the shuffle decides: the tiles removed unseen, and how many light tiles come
+        up (the tree phases), both the same for every seat and replay of a deal."""
+        return (DealCovariate("removed_tiles_mask", "tile {n} removed unseen", COVARIATE_MASK),
+                DealCovariate("light_tiles_drawn", "light tiles drawn", COVARIATE_COUNT))
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""
