@@ -221,3 +221,25 @@ def test_a_shard_played_in_pieces_encodes_to_the_files_of_the_whole_shard(name, 
     assert joined.index == whole.index == 1 and joined.games == whole.games == 7
     assert joined.result_bytes == whole.result_bytes
     assert joined.notable_bytes == whole.notable_bytes
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_fields_play_the_same_deals_and_every_finding_is_judged_across_them(name, tmp_path):
+    from sim.report.sweep import FIELDS_PARQUET, build_sweep_report
+    from sim.sweep import run_sweep
+
+    game = get_game(name)
+    players = max(game.min_players, min(game.max_players, 2))
+    document = {"game": name, "players": players, "deals": 24, "seed": 3, "shard_size": 12,
+                "output": str(tmp_path / "fields"), "fields": ["a=random", "b=greedy"]}
+    plan = sweep_from_document(document, "fields.toml", tmp_path, "fields")
+    run_sweep(plan, workers=1)
+    result = build_sweep_report(plan.output, tmp_path / "report", point_reports=False)
+    frame = pl.read_parquet(tmp_path / "report" / FIELDS_PARQUET)
+    assert set(frame["field"].drop_nulls()) == {"a", "b"}
+    # Seat 1's win-share gap: one row per field and one for the pair, on the same 24 deals.
+    seat = frame.filter(pl.col("key") == "seat_win_gap/1")
+    assert seat["row"].to_list() == ["field", "field", "pair"]
+    assert seat["clusters"].to_list() == [24, 24, 24]
+    assert result.findings and result.findings[0].startswith("Across fields (a and b)")
+    assert "Findings across fields" in (tmp_path / "report" / "report.md").read_text()

@@ -28,6 +28,8 @@ The findings, each only when its columns are in the rows (``FieldFinding.headlin
   left out of every field at once, so the pairing survives; margin ``DEAL_SHARE_MARGIN``.
 - **game length**: the mean of ``Game.length_column`` per player-game (the game's length when
   every seat plays as long), a level; margin ``LENGTH_MARGIN`` in the column's unit.
+- **game flow**: with the score trace (``trace = true``), the mean number of lead changes per
+  game (``sim.stats.unfolding``), a level; margin ``LEAD_CHANGE_MARGIN``.
 - **deal-set effects**: per ``Game.deal_covariates()`` column. A mask or a list of ids: per
   item n, the mean score per player in deals with the item minus the other deals. A count: the
   mean score in deals whose count is above the median over the deals minus the other deals.
@@ -65,6 +67,7 @@ import polars as pl
 
 from sim.errors import InputError
 from sim.games.base import COVARIATE_COUNT, COVARIATE_IDS, COVARIATE_MASK, DealCovariate, Game
+from sim.games.columns import TRACE_COLUMN
 from sim.stats.clustered import MIN_VERDICT_CLUSTERS, WIN_SCALE, RatioMeans, ratio_means
 from sim.stats.fields import (
     KIND_EFFECT,
@@ -76,15 +79,18 @@ from sim.stats.fields import (
 )
 from sim.stats.margins import FAIR_MARGIN
 from sim.stats.seats import BALANCE_TOLERANCE
+from sim.stats.unfolding import lead_changes, panel_arrays
 
 SEAT_GAPS = "seat gaps"
 SEAT_SCORES = "seat scores"
 DEAL_SHARE = "deal share"
 GAME_LENGTH = "game length"
+GAME_FLOW = "game flow"
 DEAL_SET_EFFECTS = "deal-set effects"
 HELD_CARDS = "held cards"
 # The report's groups, in the order it shows them.
-HEADLINES = (SEAT_GAPS, SEAT_SCORES, DEAL_SHARE, GAME_LENGTH, DEAL_SET_EFFECTS, HELD_CARDS)
+HEADLINES = (SEAT_GAPS, SEAT_SCORES, DEAL_SHARE, GAME_LENGTH, GAME_FLOW, DEAL_SET_EFFECTS,
+             HELD_CARDS)
 
 # One point of score per player is about the smallest difference a designer acts on: scores
 # run in the tens to a hundred or so, and a point is the game's own unit.
@@ -94,6 +100,9 @@ SCORE_MARGIN = 1.0
 DEAL_SHARE_MARGIN = 0.05
 # Half a turn (or round) per game: shorter than one turn of play for anybody at the table.
 LENGTH_MARGIN = 0.5
+# A quarter of a lead change per game: one game in four with one more change of leader, about
+# the least a table would notice over an evening of games.
+LEAD_CHANGE_MARGIN = 0.25
 # A card held fewer times in a field gives an estimate too noisy to read.
 MIN_HOLDERS = 30
 # An item present in (or absent from) fewer deals leaves its side's covariance estimated from a
@@ -313,7 +322,8 @@ def judge_findings(rows: pl.LazyFrame, fields: list[str], game: Game) -> list[Fi
     that did not play the same deals)."""
     table = _deal_table(rows, fields, game)
     return [*_seat_findings(table), *_deal_share_findings(table), *_length_findings(table, game),
-            *_deal_set_findings(table, game), *_held_card_findings(rows, table, game)]
+            *_flow_findings(rows, table), *_deal_set_findings(table, game),
+            *_held_card_findings(rows, table, game)]
 
 
 def _seat_findings(table: _DealTable) -> list[FieldFinding]:
@@ -466,6 +476,35 @@ def _length_findings(table: _DealTable, game: Game) -> list[FieldFinding]:
     unit = game.length_column.replace("_", " ")
     return [FieldFinding(GAME_LENGTH, "game_length", f"game length ({unit} per player-game)",
                          unit, 1.0, 2, KIND_LEVEL, True, judgement)]
+
+
+def _flow_findings(rows: pl.LazyFrame, table: _DealTable) -> list[FieldFinding]:
+    """How a game unfolds, from the score trace when the rows keep it (``trace = true``): the
+    mean number of lead changes per game (``sim.stats.unfolding.lead_changes``), a level."""
+    if TRACE_COLUMN not in rows.collect_schema():
+        return []
+    frame = (rows.filter(pl.col("field").is_in(table.fields))
+             .select("field", "game_id", "deal_id", "players", "seat", "win", "rank",
+                     TRACE_COLUMN)
+             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+             .collect().sort("field", "game_id", "seat"))
+    values = np.zeros((table.deal_ids.size, len(table.fields)))
+    counts = np.zeros_like(values)
+    for index, name in enumerate(table.fields):
+        panel = frame.filter(pl.col("field") == name)
+        if panel.is_empty():
+            continue
+        trace, lengths, _, _, deals = panel_arrays(panel)
+        where = np.searchsorted(table.deal_ids, deals)
+        np.add.at(values[:, index], where, lead_changes(trace, lengths))
+        np.add.at(counts[:, index], where, 1.0)
+    if (counts.sum(axis=0) == 0).any():
+        return []
+    judgement = judge_estimates(ratio_means(values, counts), table.fields, LEAD_CHANGE_MARGIN,
+                                kind=KIND_LEVEL)
+    return [FieldFinding(GAME_FLOW, "lead_changes", "lead changes per game (the sole leader "
+                         "changing from one step to the next)", "lead changes", 1.0, 2,
+                         KIND_LEVEL, True, judgement)]
 
 
 def _split_family(fields: list[str], splits: list[tuple[np.ndarray, np.ndarray,

@@ -532,3 +532,28 @@ def test_rows_that_cannot_be_judged_are_one_line_errors():
         with pytest.raises(InputError, match=message) as error:
             judge_findings(frame, fields, SyntheticGame())
         assert "\n" not in str(error.value)
+
+
+def test_lead_changes_from_the_score_trace_are_a_level_judged_between_fields():
+    """With the score trace: field steady never changes leader (seat 1 leads from the first
+    step), field swings changes it twice in about half its games (mean about 1 per game)."""
+    rng = np.random.default_rng(4)
+    rows = synthetic_rows(rng, 200, [Field("steady"), Field("swings")]).collect()
+    steady, swings = [[1, 0], [2, 0], [3, 0]], [[1, 0], [1, 2], [3, 2]]
+    swing = rng.uniform(size=rows.height // 2) < 0.5  # one draw per game (2 seats)
+    traces = []
+    for index, (field, seat) in enumerate(zip(rows["field"], rows["seat"], strict=True)):
+        pattern = swings if field == "swings" and swing[index // 2 % swing.size] else steady
+        traces.append([step[seat] for step in pattern])
+    rows = rows.with_columns(pl.Series("score_trace", traces, dtype=pl.List(pl.Int16)),
+                             rank=(pl.col("seat") + 1).cast(pl.Int8))
+    findings = _by_key(judge_findings(rows.lazy(), ["steady", "swings"],
+                                      SyntheticGame(length_column="")))
+    flow = findings["lead_changes"]
+    assert flow.headline == "game flow" and flow.kind == KIND_LEVEL
+    assert flow.judgement.estimates[0] == 0.0 and 0.8 < flow.judgement.estimates[1] < 1.2
+    assert flow.judgement.verdict == DIFFERS_BETWEEN
+    # Without the trace column there is no flow finding.
+    assert "lead_changes" not in _by_key(judge_findings(
+        synthetic_rows(rng, 50, [Field("steady"), Field("swings")]), ["steady", "swings"],
+        SyntheticGame(length_column="")))
