@@ -38,8 +38,11 @@ demo: $(STAMP)
 	@echo "demo games (turn log and final positions): reports/demo/game-seed-1.json, reports/demo/harmonies-seed-1.json"
 	@echo "demo batch (Parquet, one row per player per game): $(DEMO_RUN)"
 
+# Every built-in strategy of every game at 2 and 4 players, one core: a Markdown table (minutes).
+# More options through BENCH_ARGS, e.g. make bench BENCH_ARGS="--json reports/bench.json".
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(BIN)/sim bench
+	$(BIN)/sim bench --suite $(BENCH_ARGS)
 
 # The stored leagues (reports/league/*/league.json): the shipped default of each game's strongest
 # strategy must top them (sim league --check; no games are played).

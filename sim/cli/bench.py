@@ -1,13 +1,27 @@
-"""``sim bench``: games per second on one core."""
+"""``sim bench``: games per second on one core; ``--suite`` measures every built-in strategy
+of every registered game (``sim.bench_suite``, ``make bench``)."""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
+from pathlib import Path
 from typing import Annotated
 
 import numpy as np
 import typer
+from typer._click.core import ParameterSource
 
+from sim.bench_suite import (
+    BenchCase,
+    check_games_scale,
+    machine_info,
+    run_suite,
+    suite_cases,
+    suite_document,
+    table_lines,
+)
 from sim.cli.options import (
     DEFAULT_GAME,
     DataOption,
@@ -18,11 +32,26 @@ from sim.cli.options import (
 )
 from sim.config import MAX_SHARD_SIZE
 from sim.errors import InputError
+from sim.files import write_text_atomic
 from sim.games.registry import get_game
 from sim.strategy_spec import parse_strategy
 
+# The parameters that choose what a single bench measures (``--suite`` chooses for itself), and
+# the ones only ``--suite`` reads.
+SINGLE_ONLY = ("players", "strategy", "games", "tiles", "profile", "trace")
+SUITE_ONLY = ("games_scale", "json_file")
+
+
+def _given_options(context: typer.Context, names: tuple[str, ...]) -> list[str]:
+    """The options (as spelled on the command line) of the parameters ``names`` that the user
+    gave."""
+    spelled = {param.name: "/".join(param.opts) for param in context.command.params}
+    return [spelled[name] for name in names
+            if context.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+
 
 def bench(
+    context: typer.Context,
     players: PlayersOption = 4,
     strategy: Annotated[
         list[str] | None,
@@ -42,8 +71,32 @@ def bench(
     trace: Annotated[bool, typer.Option("--trace", help="Also record the score trace (every "
                                                         "seat's score after each round).")]
     = False,
+    suite: Annotated[bool, typer.Option("--suite", help="Measure every built-in strategy of "
+                                                        "every game (or of --game's only, when "
+                                                        "given) at 2 and 4 players and print "
+                                                        "one Markdown table (takes minutes).")]
+    = False,
+    games_scale: Annotated[float, typer.Option("--games-scale", help="--suite: multiply the "
+                                                                     "games of each timed call "
+                                                                     "(about 1.5 s at 1).")]
+    = 1.0,
+    json_file: Annotated[Path | None, typer.Option("--json", help="--suite: also write the "
+                                                                  "table's numbers to this "
+                                                                  "JSON file.")] = None,
 ) -> None:
-    """Measure games per second on one core (compile or cache-load time reported apart)."""
+    """Measure games per second on one core (compile or cache-load time reported apart);
+    --suite: every built-in strategy of every game at 2 and 4 players, as one table."""
+    if suite:
+        clash = _given_options(context, SINGLE_ONLY)
+        if clash:
+            raise InputError(f"--suite chooses the strategies, players, games and data itself; "
+                             f"drop {', '.join(clash)}")
+        check_games_scale(games_scale)
+        bench_suite(games_scale, json_file, game if _given_options(context, ("game",)) else None)
+        return
+    stray = _given_options(context, SUITE_ONLY)
+    if stray:
+        raise InputError(f"{', '.join(stray)}: only with --suite")
     chosen = get_game(game)
     chosen.check_players(players, "--players")
     if trace and not chosen.supports_trace:
@@ -83,3 +136,74 @@ def bench(
                                          deal + np.uint64(1 << 40))
             for line in format_profile(times, games):
                 typer.echo(line)
+
+
+class StatusLine:
+    """One status line on stderr: rewritten in place on a terminal; elsewhere (a pipe, a log)
+    one line per case, so that a log is not flooded with steps."""
+
+    def __init__(self) -> None:
+        self.stream = sys.stderr
+        self.live = self.stream.isatty()
+        self.shown = False
+        self.last_case = ""
+
+    def show(self, case_text: str, step: str) -> None:
+        """Show the case and its current step."""
+        if self.live:
+            self.stream.write(f"\r\x1b[K{case_text}: {step}")
+            self.shown = True
+        elif case_text != self.last_case:
+            self.stream.write(f"{case_text}\n")
+        self.last_case = case_text
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Remove the line (before other text goes to the terminal)."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def bench_suite(games_scale: float, json_file: Path | None, game: str | None) -> None:
+    """``sim bench --suite``: measure every case, print the table (on Ctrl-C, of the cases
+    measured so far, then exit 130) and write the JSON when asked."""
+    cases = suite_cases([game] if game is not None else None)
+    if json_file is not None and json_file.is_dir():
+        raise InputError(f"--json: {json_file} is a folder")
+    status = StatusLine()
+    announced: set[str] = set()
+
+    def progress(index: int, case: BenchCase, step: str) -> None:
+        if case.game not in announced:
+            announced.add(case.game)
+            status.clear()
+            announce_compiling(get_game(case.game), "play_shard",
+                               strategies=sorted({c.strategy for c in cases
+                                                  if c.game == case.game}))
+        status.show(f"[{index + 1}/{len(cases)}] {case.game} {case.strategy}, "
+                    f"{case.players} players", step)
+
+    results = []
+    complete = False
+    try:
+        for result in run_suite(cases, games_scale=games_scale, progress=progress):
+            results.append(result)
+        complete = True
+    except KeyboardInterrupt:
+        status.clear()
+        typer.echo(f"interrupted: {len(results)} of {len(cases)} cases measured", err=True)
+    status.clear()
+    machine = machine_info()
+    for line in table_lines(results, machine):
+        typer.echo(line)
+    if json_file is not None:
+        document = suite_document(results, machine, games_scale=games_scale, complete=complete)
+        try:
+            write_text_atomic(json_file, json.dumps(document, indent=2) + "\n")
+        except OSError as error:
+            raise InputError(f"--json: cannot write {json_file}: {error.strerror or error}") \
+                from None
+    if not complete:
+        raise typer.Exit(130)
