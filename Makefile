@@ -11,6 +11,7 @@ $(BIN)/python:
 
 # Reinstall when the project metadata changes.
 $(STAMP): pyproject.toml | $(BIN)/python
+	@echo "installing sim and its dependencies into $(VENV) (a first install takes about 2 minutes)..."
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)

@@ -86,8 +86,10 @@ def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
             announce_compiling(game, "play_shard", "final_drawings",
                                strategies=lineup_specs(config, game))
         elapsed = time.perf_counter() - session["start"]
-        rate = (done - session["first"]) / elapsed if elapsed > 0 else 0.0
-        bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+        played = done - session["first"]
+        rate = played / elapsed if elapsed > 0 else 0.0
+        # Nothing played yet (or a finished batch resumed): no speed to show.
+        bar.update(task, completed=done, rate=f"{rate:,.0f} games/s" if played else "")
 
     try:
         with bar.shown():

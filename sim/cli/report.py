@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from sim.cli.options import SweepFairMarginOption, sweep_fair_margin
+from sim.errors import InputError
 from sim.stats.margins import FAIR_MARGIN, margin_from_points
 
 
@@ -48,6 +49,12 @@ def report(
         if not quiet:
             typer.echo(f"  {message}", err=True)
 
+    if run_dir.is_dir() and not (run_dir / "manifest.json").exists() \
+            and not is_sweep_folder(run_dir) and any(
+                (child / "manifest.json").exists() or is_sweep_folder(child)
+                for child in run_dir.iterdir() if child.is_dir()):
+        raise InputError(f"{run_dir}: a folder of batches, not a batch; `sim runs {run_dir}` "
+                         f"lists them, then `sim report {run_dir}/NAME`")
     if is_sweep_folder(run_dir):
         from sim.report.sweep import (
             build_sweep_report,

@@ -155,9 +155,14 @@ def run(
                                 resume=resume is not None, quiet=quiet)
     if not quiet:
         state = "complete" if summary.complete else "incomplete"
-        typer.echo(f"{summary.games_played:,} games in {summary.seconds:.1f} s "
-                   f"({summary.games_per_second:,.0f} games/s); batch {state}: "
-                   f"{summary.shards_done}/{summary.shards_total} shards")
+        if summary.games_played == 0:
+            # A resume of a finished batch plays nothing: no speed to speak of.
+            typer.echo(f"nothing to play; batch {state}: {summary.shards_done}/"
+                       f"{summary.shards_total} shards")
+        else:
+            typer.echo(f"{summary.games_played:,} games in {summary.seconds:.1f} s "
+                       f"({summary.games_per_second:,.0f} games/s); batch {state}: "
+                       f"{summary.shards_done}/{summary.shards_total} shards")
     typer.echo(str(summary.run_dir))
 
 

@@ -190,3 +190,27 @@ def test_a_sweep_point_folder_of_another_batch_is_refused_before_any_play(tmp_pa
     assert result.output.count("\n") == 1 and "another config" in result.output
     # Nothing was played at the first point either.
     assert not (tmp_path / "out" / "points" / "trees_per_colour_per_player=1").exists()
+
+
+def test_small_messages_a_new_user_meets(tmp_path):
+    """A resumed finished batch says there was nothing to play (not "0 games/s"); a folder of
+    batches given to `sim report` points to `sim runs`; a sweep file given to `sim run` points
+    to `sim sweep`."""
+    config = tmp_path / "tiny.toml"
+    config.write_text('game = "legendary-forests"\nplayers = 2\nstrategies = ["random"]\n'
+                      'games = 20\nshard_size = 10\n')
+    runs = tmp_path / "runs"
+    first = runner.invoke(app, ["run", str(config), "--out", str(runs / "tiny"), "--workers", "1"])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["run", "--resume", str(runs / "tiny"), "--workers", "1"])
+    assert again.exit_code == 0, again.output
+    assert "nothing to play; batch complete: 2/2 shards" in again.output
+    assert "games/s" not in again.output
+    report = runner.invoke(app, ["report", str(runs)])
+    assert report.exit_code == 2
+    assert f"a folder of batches, not a batch; `sim runs {runs}` lists them" in report.output
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(config.read_text() + "[sweep]\nplayers = [2, 3]\n")
+    refused = runner.invoke(app, ["run", str(sweep)])
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1
+    assert "a sweep file" in refused.output and "sim sweep" in refused.output
