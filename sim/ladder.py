@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.distributed import backend_session, check_backend
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.profile import profile_markdown
@@ -158,9 +159,13 @@ def assign_tiers(rows: list[LadderRow]) -> int:
 def run_ladder(game: Game, data, players: int, rules: dict[str, int],
                lineup: list[StrategySpec], games: int, seed: int, workers: int = 1,
                slow: list[str] | None = None, slow_games: int = 0,
-               progress: Callable[[int, int], None] | None = None) -> LadderResult:
+               progress: Callable[[int, int], None] | None = None, backend: str = "local",
+               scheduler: str | None = None) -> LadderResult:
     """Play the ladder (module docstring). ``slow`` names lineup labels that play only the
-    ``slow_games`` of the second tournament."""
+    ``slow_games`` of the second tournament. Both tournaments play on ``workers`` local
+    processes or on one dask cluster (``backend``, ``scheduler``: ``play_rotations``); the
+    ladder does not depend on where it was played."""
+    check_backend(backend, scheduler)
     labels = [spec.label() for spec in lineup]
     if len(set(labels)) != len(labels):
         raise InputError(f"--strategies: a strategy is listed twice ({', '.join(labels)})")
@@ -176,6 +181,18 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
         raise InputError(f"--games: must be at least 1, got {games}")
     if slow and slow_games < 1:
         raise InputError(f"--slow-games: must be at least 1, got {slow_games}")
+    with backend_session(backend, workers, scheduler):
+        return _play_ladder(game, data, players, rules, lineup, fast, games, seed, workers,
+                            slow, slow_games, progress, backend, scheduler)
+
+
+def _play_ladder(game: Game, data, players: int, rules: dict[str, int],
+                 lineup: list[StrategySpec], fast: list[StrategySpec], games: int, seed: int,
+                 workers: int, slow: list[str], slow_games: int,
+                 progress: Callable[[int, int], None] | None, backend: str,
+                 scheduler: str | None) -> LadderResult:
+    """``run_ladder`` once its inputs are checked; ``fast`` is the lineup without ``slow``."""
+    labels = [spec.label() for spec in lineup]
     fast_labels = [spec.label() for spec in fast]
     main_lineups = lineup_count(len(fast), players)
     slow_lineups = lineup_count(len(lineup), players)
@@ -189,13 +206,14 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
             progress(done, total)
 
     played = play_rotations(game, data, players, rules, fast, main_deals, seed, workers,
-                            progress=main_progress)
+                            progress=main_progress, backend=backend, scheduler=scheduler)
     rows, head, head_ci = analyse(fast_labels, played.seat_strategy, played.deal_of_game,
                                   played.scores, played.wins, main_deals)
     main = TournamentResult(game.title, players, fast_labels, main_deals, main_total, seed,
-                            workers, played.seconds, rows, head, head_ci,
+                            played.workers, played.seconds, rows, head, head_ci,
                             played.compile_seconds,
-                            profile_markdown(game, fast_labels, played, players, rules))
+                            profile_markdown(game, fast_labels, played, players, rules),
+                            played.backend)
     order = fast_labels + [label for label in labels if label in slow]
     s = len(order)
     deals = max(main_deals, slow_deals)
@@ -215,7 +233,8 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
                 progress(main_total + done, total)
 
         second = play_rotations(game, data, players, rules, slow_lineup, slow_deals, seed,
-                                workers, progress=slow_progress)
+                                workers, progress=slow_progress, backend=backend,
+                                scheduler=scheduler)
         slow_seconds = second.seconds
         second_rows, _, _ = analyse(order, second.seat_strategy, second.deal_of_game,
                                     second.scores, second.wins, slow_deals)

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.distributed import backend_session, check_backend
 from sim.errors import InputError
 from sim.files import read_user_json
 from sim.games.base import Game, StrategyInfo, StrategySpec
@@ -289,10 +290,14 @@ def _mixed_rows(names: list[str], played: RotationGames) -> list[MixedRow]:
 
 def run_league(game: Game, data, players: int, rules: dict[str, int], members: list[Member],
                games: int, mixed_games: int, seed: int, workers: int = 1,
-               progress: Callable[[int, int], None] | None = None) -> LeagueResult:
+               progress: Callable[[int, int], None] | None = None, backend: str = "local",
+               scheduler: str | None = None) -> LeagueResult:
     """Play the league (module docstring): ``games`` per pair and ``mixed_games`` in the mixed
     field, each rounded up to whole deals x seat rotations (at least 2 deals).
-    ``progress(done, total)`` counts games over both designs."""
+    ``progress(done, total)`` counts games over both designs. Every pair and the mixed field
+    play on ``workers`` local processes or on one dask cluster (``backend``, ``scheduler``:
+    ``sim.tournament.play_rotations``); the league does not depend on where it was played."""
+    check_backend(backend, scheduler)
     s = len(members)
     names = [member.name for member in members]
     if s < 2:
@@ -305,6 +310,18 @@ def run_league(game: Game, data, players: int, rules: dict[str, int], members: l
         raise InputError(f"--mixed-games: must be at least 1, got {mixed_games}")
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
+    with backend_session(backend, workers, scheduler):
+        return _play_league(game, data, players, rules, members, games, mixed_games, seed,
+                            workers, progress, backend, scheduler)
+
+
+def _play_league(game: Game, data, players: int, rules: dict[str, int], members: list[Member],
+                 games: int, mixed_games: int, seed: int, workers: int,
+                 progress: Callable[[int, int], None] | None, backend: str,
+                 scheduler: str | None) -> LeagueResult:
+    """``run_league`` once its inputs are checked."""
+    s = len(members)
+    names = [member.name for member in members]
     pair_lineups = lineup_count(2, players)
     pair_deals = max(2, math.ceil(games / pair_lineups))
     pair_games = pair_deals * pair_lineups
@@ -329,7 +346,8 @@ def run_league(game: Game, data, players: int, rules: dict[str, int], members: l
     parts: list[RotationGames] = []
     for a, b in pairs:
         played = play_rotations(game, data, players, rules, [members[a].spec, members[b].spec],
-                                pair_deals, seed, workers, progress=report(done))
+                                pair_deals, seed, workers, progress=report(done),
+                                backend=backend, scheduler=scheduler)
         done += pair_games
         point, low, high, per_deal = _head_to_head(played)
         # Row + column = 1 game by game (win shares of a game sum to 1), so b's interval is
@@ -343,7 +361,8 @@ def run_league(game: Game, data, players: int, rules: dict[str, int], members: l
     mixed_rows: list[MixedRow] = []
     if mixed:
         played = play_rotations(game, data, players, rules, [m.spec for m in members],
-                                mixed_deals, seed, workers, progress=report(done))
+                                mixed_deals, seed, workers, progress=report(done),
+                                backend=backend, scheduler=scheduler)
         mixed_rows = _mixed_rows(names, played)
         parts.append(played)
     for part in parts:

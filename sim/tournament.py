@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.distributed import check_backend, dask_client, map_in_order, worker_threads
 from sim.errors import InputError
 from sim.games.base import Game, StrategySpec
 from sim.profile import profile_markdown
@@ -79,6 +80,8 @@ class TournamentResult:
     compile_seconds: list[float] = field(default_factory=list)
     # The markdown section "What the bots play like" (``sim.profile.profile_markdown``).
     profile: str = ""
+    # Where the games were played: ``local`` worker processes or a ``dask`` cluster.
+    backend: str = "local"
 
     def markdown(self) -> str:
         """The tournament as a markdown document: the printed table, then the profile."""
@@ -105,7 +108,7 @@ class TournamentResult:
             "Bradley-Terry (MM) on pairwise outcomes within games, ties half, Elo scale "
             "(400 log10 strength), mean 0, 95% interval from 1,000 deal resamples",
             f"played in {self.seconds:.1f} s ({_rate(self.games, self.seconds)} games/s)"
-            f" with {self.workers} worker(s)",
+            f" with {self.workers} {'dask ' if self.backend == 'dask' else ''}worker(s)",
         ]
         if self.compile_seconds:
             lines.append("kernel variant compile time (compiled user strategies), per worker: "
@@ -216,15 +219,36 @@ class RotationGames:
     profile: dict[str, np.ndarray] = field(default_factory=dict)
     players: int = 0  # seats per game (0: read it from seat_strategy)
     rules: dict[str, int] = field(default_factory=dict)  # the rules played (missing: defaults)
+    # What played them: local worker processes, or a dask cluster's worker threads.
+    workers: int = 1
+    backend: str = "local"
 
 
 def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                    deals: int, seed: int, workers: int = 1, chunk_deals: int | None = None,
-                   progress=None, first_deal: int = 0) -> RotationGames:
+                   progress=None, first_deal: int = 0, backend: str = "local",
+                   scheduler: str | None = None) -> RotationGames:
     """Play deals ``first_deal .. first_deal + deals - 1`` of master seed ``seed`` in every seat
     rotation of ``lineup`` (module docstring): the same deal and strategy seeds in every
     rotation, so every lineup entry meets the same luck. ``progress(games_done, games_total)``
-    is called as chunks finish (in order). The games do not depend on ``workers``."""
+    is called as chunks finish. The games depend neither on ``workers`` nor on ``backend``:
+    ``local`` plays on ``workers`` processes here, ``dask`` on a dask.distributed cluster
+    (``sim.distributed.dask_client``: the one a surrounding ``backend_session`` holds open,
+    else a LocalCluster of ``workers`` processes or the cluster of ``scheduler``); the chunks
+    are joined in their own order either way."""
+    check_backend(backend, scheduler)
+    if backend == "dask":
+        with dask_client(workers, scheduler) as client:
+            return _play_rotations(game, data, players, rules, lineup, deals, seed, workers,
+                                   chunk_deals, progress, first_deal, client)
+    return _play_rotations(game, data, players, rules, lineup, deals, seed, workers,
+                           chunk_deals, progress, first_deal, None)
+
+
+def _play_rotations(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
+                    deals: int, seed: int, workers: int, chunk_deals: int | None, progress,
+                    first_deal: int, client) -> RotationGames:
+    """``play_rotations`` on local processes, or on ``client``'s cluster when given."""
     schedule = seat_schedule(len(lineup), players)
     per_deal = len(schedule)  # lineups
     deal_ids = np.arange(first_deal, first_deal + deals)
@@ -235,6 +259,9 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     game_deal_seeds = deal_seed[deal_of_game]
     game_strategy_seeds = strategy_seed[deal_of_game]
     total = deals * per_deal
+    # On a cluster, as many workers as it runs tasks at once (a scheduler's cluster may be
+    # larger or smaller than --workers); the chunking changes no result.
+    workers = worker_threads(client) if client is not None else workers
     if chunk_deals is None:
         chunk_deals = max(1, math.ceil(deals / (8 * workers)))
     bounds = [(start * per_deal, min(deals, start + chunk_deals) * per_deal)
@@ -243,7 +270,16 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     tasks = [(game, data, players, rules, lineup, seat_strategy[a:b], game_deal_seeds[a:b],
               game_strategy_seeds[a:b]) for a, b in bounds]
     outputs = []
-    if workers == 1:
+    if client is not None:
+        finished = [0]
+
+        def chunk_done(_index: int, output) -> None:
+            finished[0] += len(output[0])
+            if progress is not None:
+                progress(finished[0], total)
+
+        outputs = map_in_order(client, _play_chunk, tasks, chunk_done)
+    elif workers == 1:
         for task in tasks:
             outputs.append(_play_chunk(*task))
             if progress is not None:
@@ -263,13 +299,18 @@ def play_rotations(game: Game, data, players: int, rules: dict, lineup: list[Str
     profile = {name: np.concatenate([output[3][name] for output in outputs])
                for name in game.profile_columns}
     return RotationGames(seat_strategy, deal_of_game, scores, wins, deals, seconds,
-                         compile_seconds, profile, players, dict(rules))
+                         compile_seconds, profile, players, dict(rules), workers,
+                         "dask" if client is not None else "local")
 
 
 def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[StrategySpec],
                    games: int, seed: int, workers: int = 1,
-                   chunk_deals: int | None = None, progress=None) -> TournamentResult:
-    """Play the tournament described in the module docstring and analyse it."""
+                   chunk_deals: int | None = None, progress=None, backend: str = "local",
+                   scheduler: str | None = None) -> TournamentResult:
+    """Play the tournament described in the module docstring and analyse it, on ``workers``
+    local processes or on a dask cluster (``backend``, ``scheduler``: ``play_rotations``); the
+    result does not depend on where it was played."""
+    check_backend(backend, scheduler)
     s = len(lineup)
     if s < 2:
         raise InputError("--strategies: give at least two strategies")
@@ -287,9 +328,11 @@ def run_tournament(game: Game, data, players: int, rules: dict, lineup: list[Str
     lineups = lineup_count(s, players)
     deals = math.ceil(games / lineups)
     played = play_rotations(game, data, players, rules, lineup, deals, seed, workers,
-                            chunk_deals, progress)
+                            chunk_deals, progress, backend=backend, scheduler=scheduler)
     rows, head, head_ci = analyse(labels, played.seat_strategy, played.deal_of_game,
                                   played.scores, played.wins, deals)
-    return TournamentResult(game.title, players, labels, deals, deals * lineups, seed, workers,
-                            played.seconds, rows, head, head_ci, played.compile_seconds,
-                            profile_markdown(game, labels, played, players, rules))
+    return TournamentResult(game.title, players, labels, deals, deals * lineups, seed,
+                            played.workers, played.seconds, rows, head, head_ci,
+                            played.compile_seconds,
+                            profile_markdown(game, labels, played, players, rules),
+                            played.backend)

@@ -105,6 +105,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.distributed import backend_session, check_backend
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.base import Game, StrategyParameter, StrategySpec
@@ -533,7 +534,8 @@ def objective_sums(objective: str, played, players: int) -> tuple[np.ndarray, np
 
 def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[StrategySpec],
                     objective: str, games: int, seed: int, workers: int,
-                    progress: Callable[[int], None] | None) -> Evaluation:
+                    progress: Callable[[int], None] | None, backend: str = "local",
+                    scheduler: str | None = None) -> Evaluation:
     """``objective`` of lineup entry 0 against the rest over ``games`` games (whole deals x
     rotations) of master seed ``seed``."""
     deals = deals_per_lineup(len(lineup), settings.players, games)
@@ -543,7 +545,7 @@ def _play_objective(game: Game, data, settings: TuneSettings, lineup: list[Strat
             progress(done)
 
     played = play_rotations(game, data, settings.players, settings.rules, lineup, deals, seed,
-                            workers, progress=report)
+                            workers, progress=report, backend=backend, scheduler=scheduler)
     sums, counts = objective_sums(objective, played, settings.players)
     means = ratio_means(sums[:, None], counts[:, None])
     value = float(means.means[0])
@@ -602,7 +604,8 @@ def wins_evaluation(objective: str, sums: np.ndarray, counts: np.ndarray,
 
 def _play_wins(game: Game, data, settings: TuneSettings, candidate: StrategySpec,
                games: int, seed: int, workers: int,
-               progress: Callable[[int], None] | None) -> Evaluation:
+               progress: Callable[[int], None] | None, backend: str = "local",
+               scheduler: str | None = None) -> Evaluation:
     """The win objective of ``candidate`` against each member of the field in two-strategy
     games, seats rotated, every member on the same deals of master seed ``seed``
     (``member_games`` each)."""
@@ -617,7 +620,8 @@ def _play_wins(game: Game, data, settings: TuneSettings, candidate: StrategySpec
                 progress(base + done)
 
         played = play_rotations(game, data, settings.players, settings.rules,
-                                [candidate, member], deals, seed, workers, progress=report)
+                                [candidate, member], deals, seed, workers, progress=report,
+                                backend=backend, scheduler=scheduler)
         member_sums, member_counts = objective_sums(settings.objective, played,
                                                     settings.players)
         sums.append(member_sums)
@@ -662,20 +666,23 @@ def meets_guard(settings: TuneSettings, evaluation: Evaluation) -> bool:
 
 def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float], games: int,
              seed: int, workers: int, progress: Callable[[int], None] | None = None,
-             fresh: bool = False) -> Evaluation:
+             fresh: bool = False, backend: str = "local",
+             scheduler: str | None = None) -> Evaluation:
     """The objective of the strategy at ``values`` over ``games`` games (whole deals x
     rotations) of master seed ``seed``: against the field, or in every seat for ``self-play``.
     With a guard, also its head to head against the rival (``_guard_games``) on the same
     deals, and the penalty that costs (``Evaluation.tuning_value``; on ``fresh`` deals the
-    share judged is ``judged_share``'s)."""
+    share judged is ``judged_share``'s). The games play on ``workers`` local processes or on a
+    dask cluster (``backend``, ``scheduler``: ``sim.tournament.play_rotations``)."""
+    where = {"backend": backend, "scheduler": scheduler}
     candidate = _spec(settings, values)
     if settings.by_wins:
         evaluation = _play_wins(game, data, settings, candidate, games, seed, workers,
-                                progress)
+                                progress, **where)
     else:
         lineup = [candidate] if settings.every_seat else [candidate, *field_specs(settings)]
         evaluation = _play_objective(game, data, settings, lineup, settings.objective, games,
-                                     seed, workers, progress)
+                                     seed, workers, progress, **where)
     if not settings.guard:
         return evaluation
     played_games = objective_games(settings, games)
@@ -686,7 +693,7 @@ def evaluate(game: Game, data, settings: TuneSettings, values: dict[str, float],
             progress(played_games + done)
 
     guarded = _play_objective(game, data, settings, [candidate, rival], "head-to-head",
-                              _guard_games(settings, games), seed, workers, report)
+                              _guard_games(settings, games), seed, workers, report, **where)
     evaluation.guard_share = guarded.value
     evaluation.guard_low = guarded.low
     evaluation.guard_high = guarded.high
@@ -847,9 +854,23 @@ def check_output_folder(out: Path, settings: TuneSettings, resume: bool) -> Tune
 
 
 def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
-               progress: Callable[[int, int, str], None] | None = None) -> TuneResult:
+               progress: Callable[[int, int, str], None] | None = None, backend: str = "local",
+               scheduler: str | None = None) -> TuneResult:
     """Run (or go on with) the tuning of ``settings`` in folder ``out`` (module docstring).
-    ``progress(games_done, games_total, status)`` is called as games finish."""
+    ``progress(games_done, games_total, status)`` is called as games finish. Every trial, the
+    re-evaluation and the final play on ``workers`` local processes or on one dask cluster
+    (``backend``, ``scheduler``: ``sim.tournament.play_rotations``), with the same results."""
+    check_backend(backend, scheduler)
+    with backend_session(backend, workers, scheduler):
+        return _run_tuning(settings, out, workers, progress,
+                           {"backend": backend, "scheduler": scheduler})
+
+
+def _run_tuning(settings: TuneSettings, out: str | Path, workers: int,
+                progress: Callable[[int, int, str], None] | None,
+                where: dict[str, Any]) -> TuneResult:
+    """``run_tuning`` inside its backend session; ``where`` holds the backend and scheduler
+    that every ``play_rotations`` call is given."""
     import optuna
 
     started = time.perf_counter()
@@ -910,7 +931,8 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
         status = f"trial {number + 1}/{settings.trials}" + (
             f", best {best:.4g}" if best is not None else "")
         evaluation = evaluate(game, data, settings, _trial_values(settings, params),
-                              settings.games, settings.seed, workers, tell(status, done_games))
+                              settings.games, settings.seed, workers, tell(status, done_games),
+                              **where)
         # The stored interval is the objective's, shifted by the penalty with the value.
         trial.set_user_attr("standard_error", evaluation.standard_error)
         trial.set_user_attr("low", evaluation.low - evaluation.penalty)
@@ -931,12 +953,12 @@ def run_tuning(settings: TuneSettings, out: str | Path, workers: int = 1,
     records = [r for r in records if r.number < settings.trials]
 
     reevaluated = _reevaluation(out, settings, records, game, data, workers,
-                                tell("re-evaluating the best trials", done_games))
+                                tell("re-evaluating the best trials", done_games), where)
     done_games += (settings.reevaluate + 1) * per_candidate
     chosen = next(row for row in reevaluated if row["chosen"])
     best_values = {k: float(v) for k, v in chosen["values"].items()}
     final = _final(out, settings, best_values, game, data, workers,
-                   tell("final head-to-head", done_games))
+                   tell("final head-to-head", done_games), where)
     result = TuneResult(settings, records, reevaluated, best_values, final,
                         time.perf_counter() - started, out)
     write_outputs(result)
@@ -955,7 +977,7 @@ def _start_value(settings: TuneSettings, name: str, distributions) -> float | in
 
 
 def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord], game, data,
-                  workers: int, progress) -> list[dict[str, Any]]:
+                  workers: int, progress, where: dict[str, Any]) -> list[dict[str, Any]]:
     """The best ``reevaluate`` distinct trials and the start, on fresh deals (stored, so a
     resumed run does not play them again)."""
     path = out / REEVALUATION_FILE
@@ -989,7 +1011,7 @@ def _reevaluation(out: Path, settings: TuneSettings, records: list[TrialRecord],
             progress(base + done)
 
         evaluations.append(evaluate(game, data, settings, values, games, seed, workers, update,
-                                    fresh=True))
+                                    fresh=True, **where))
     means = ratio_means(np.stack([e.per_deal_values for e in evaluations], axis=1),
                         np.stack([e.per_deal_counts for e in evaluations], axis=1))
     rows = []
@@ -1062,7 +1084,7 @@ def _json_number(value):
 
 
 def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], game, data,
-           workers: int, progress) -> dict[str, Any] | None:
+           workers: int, progress, where: dict[str, Any]) -> dict[str, Any] | None:
     """The tournament of the tuned values against the start (and the field) on fresh deals;
     None when the start itself was best (nothing to compare)."""
     path = out / FINAL_FILE
@@ -1084,7 +1106,8 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
     if tuned_spec.label() == start_spec.label():
         final = None
     elif settings.by_wins:
-        final = _final_wins(settings, tuned_spec, start_spec, game, data, workers, progress)
+        final = _final_wins(settings, tuned_spec, start_spec, game, data, workers, progress,
+                            where)
     else:
         registry = game.strategies()
         lineup = [tuned_spec, start_spec] + [
@@ -1098,7 +1121,7 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
 
         result: TournamentResult = run_tournament(game, data, settings.players, settings.rules,
                                                   lineup, final_games(settings), seed, workers,
-                                                  progress=update)
+                                                  progress=update, **where)
         # the table names the two by their role (the tuned values are in the report above)
         shown = ["tuned", "start", *result.labels[2:]]
         named = replace(result, labels=shown,
@@ -1120,7 +1143,7 @@ def _final(out: Path, settings: TuneSettings, best_values: dict[str, float], gam
 
 
 def _final_wins(settings: TuneSettings, tuned_spec: StrategySpec, start_spec: StrategySpec,
-                game, data, workers: int, progress) -> dict[str, Any]:
+                game, data, workers: int, progress, where: dict[str, Any]) -> dict[str, Any]:
     """The tuned values against the start and against every member of the field (and the
     guard's rival), each in two-strategy games with seats rotated, all on the same fresh deals
     (``final_games`` games each): the win share of the tuned seats with its 95% interval
@@ -1140,7 +1163,8 @@ def _final_wins(settings: TuneSettings, tuned_spec: StrategySpec, start_spec: St
             progress(base + done)
 
         played = play_rotations(game, data, settings.players, settings.rules,
-                                [tuned_spec, opponent], deals, seed, workers, progress=update)
+                                [tuned_spec, opponent], deals, seed, workers, progress=update,
+                                **where)
         sums, counts = objective_sums("wins", played, settings.players)
         member = wins_evaluation("wins", sums[:, None], counts[:, None], [role]).members[0]
         tuned_seats = played.seat_strategy == 0
@@ -1526,24 +1550,35 @@ def round_settings(base: TuneSettings, previous: TuneResult, number: int) -> Tun
 
 
 def run_league(settings: TuneSettings, out: str | Path, workers: int = 1,
-               progress: Callable[[int, int, str], None] | None = None) -> LeagueResult:
+               progress: Callable[[int, int, str], None] | None = None, backend: str = "local",
+               scheduler: str | None = None) -> LeagueResult:
     """Run (or go on with) a league: round 1 in ``out``, then while a round's gain is shown and
     fewer than ``settings.rounds`` have run, another in ``out/round-k`` (``round_settings``).
     Stops at the first round with no gain shown. ``out/tuned.toml`` ends as the last accepted
     round's, and ``out/report.md`` lists the rounds. A resumed league replays nothing stored:
-    every round's trials, re-evaluation and final are kept in its folder."""
-    out = Path(out)
+    every round's trials, re-evaluation and final are kept in its folder. Every round plays on
+    ``workers`` local processes or on one dask cluster (``backend``, ``scheduler``)."""
+    check_backend(backend, scheduler)
+    with backend_session(backend, workers, scheduler):
+        return _run_league(settings, Path(out), workers, progress, backend, scheduler)
+
+
+def _run_league(settings: TuneSettings, out: Path, workers: int,
+                progress: Callable[[int, int, str], None] | None, backend: str,
+                scheduler: str | None) -> LeagueResult:
+    """``run_league`` inside its backend session."""
 
     def in_round(number: int) -> Callable[[int, int, str], None] | None:
         if progress is None:
             return None
         return lambda done, total, status: progress(done, total, f"round {number}: {status}")
 
-    rounds = [run_tuning(settings, out, workers, in_round(1))]
+    rounds = [run_tuning(settings, out, workers, in_round(1), backend, scheduler)]
     while rounds[-1].gain_shown and len(rounds) < settings.rounds:
         number = len(rounds) + 1
         rounds.append(run_tuning(round_settings(settings, rounds[-1], number),
-                                 out / ROUND_FOLDER.format(number), workers, in_round(number)))
+                                 out / ROUND_FOLDER.format(number), workers, in_round(number),
+                                 backend, scheduler))
     league = LeagueResult(rounds, out)
     accepted = league.accepted
     if accepted is not None and accepted.out != out:

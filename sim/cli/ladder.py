@@ -10,13 +10,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sim.cli.options import (
     DEFAULT_GAME,
+    BackendOption,
     DataOption,
     QuietOption,
     RuleOption,
+    SchedulerOption,
     check_seed,
     game_rules_data,
     with_rules_options,
 )
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.strategy_spec import parse_strategy
@@ -44,6 +47,8 @@ def ladder(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
                                                                  "do not depend on it.")] = 1,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for ladder.md and ladder.png "
                                                            "(default: reports/ladder-GAME-Np).")
                    ] = None,
@@ -67,6 +72,7 @@ def ladder(
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
+    check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     texts = parse_strategy_list(strategies) if strategies else list(registry)
@@ -91,7 +97,8 @@ def ladder(
 
     with bar:
         result = run_ladder(chosen, data, players, rules, lineup, games, seed, workers,
-                            slow_names, slow_games, update)
+                            slow_names, slow_games, update, backend=backend,
+                            scheduler=scheduler)
     result.excluded = left_out
     typer.echo(result.table())
     typer.echo("\n" + result.profile.rstrip("\n"))

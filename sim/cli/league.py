@@ -11,15 +11,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sim.cli.options import (
     DEFAULT_GAME,
+    BackendOption,
     DataOption,
     GameOption,
     QuietOption,
     RuleOption,
+    SchedulerOption,
     announce_compiling,
     check_seed,
     game_rules_data,
     with_rules_options,
 )
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
@@ -47,6 +50,8 @@ def league(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
                                                                  "do not depend on it.")] = 1,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for league.md, league.json "
                                                            "and league.png (default: "
                                                            "reports/league-GAME-Np).")] = None,
@@ -88,6 +93,7 @@ def league(
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
+    check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     population, left_out = choose_members(
@@ -105,7 +111,7 @@ def league(
     with bar:
         result = run_league(chosen, data, players, rules, population, games,
                             mixed_games if mixed_games is not None else games, seed, workers,
-                            update)
+                            update, backend=backend, scheduler=scheduler)
     result.left_out = left_out
     profile = profile_markdown(chosen, [m.name for m in population], result.played,
                                players=players, rules=rules)

@@ -76,7 +76,7 @@ def _data_options() -> list[str]:
 def position_help() -> str:
     """The help of ``sim score``'s argument: what each game's position file is."""
     kinds = " or ".join(game.position_help for game in games().values() if game.position_help)
-    return f"{kinds[:1].upper()}{kinds[1:]}, JSON (RULES.md formats)."
+    return f"{kinds[:1].upper()}{kinds[1:]}, JSON (the formats of docs/rules.md)."
 
 
 DEFAULT_GAME = default_game()
@@ -91,6 +91,16 @@ AllowCodeOption = Annotated[
     bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
                                             "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+# Where a command's games are played (sim.distributed); results never depend on it.
+BackendOption = Annotated[
+    str, typer.Option("--backend", metavar="<backend>",
+                      help="local (worker processes on this machine) or dask "
+                           "(dask.distributed: a local cluster of --workers processes, or the "
+                           "cluster of --scheduler); results do not depend on it.")]
+SchedulerOption = Annotated[
+    str | None, typer.Option("--scheduler", metavar="<address>",
+                             help="With --backend dask: the dask scheduler to play on "
+                                  "(tcp://host:port); without it a local cluster starts.")]
 FAIR_MARGIN_HELP = ("Fairness margin in percentage points: seats are fair when every gap "
                     "between two seats' win rates is shown (simultaneous 95% intervals) to lie "
                     "within it, unfair when one is shown to exceed it, undecided otherwise.")

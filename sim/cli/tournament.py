@@ -11,15 +11,18 @@ import typer
 
 from sim.cli.options import (
     DEFAULT_GAME,
+    BackendOption,
     DataOption,
     GameOption,
     PlayersOption,
     RuleOption,
+    SchedulerOption,
     announce_compiling,
     check_seed,
     game_rules_data,
     with_rules_options,
 )
+from sim.distributed import check_backend
 from sim.files import write_text_atomic
 from sim.strategy_spec import parse_strategy
 
@@ -48,6 +51,8 @@ def tournament(
         int | None, typer.Option("--workers", "-j", help="Worker processes (default: all "
                                                           "cores); results do not depend on it.")
     ] = None,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     tiles: DataOption = None,
     rule: RuleOption = None,
     json_out: Annotated[
@@ -69,13 +74,15 @@ def tournament(
     from sim.tournament import parse_strategy_list, run_tournament
 
     check_seed(seed)
+    check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
               for text in parse_strategy_list(strategies)]
     announce_compiling(chosen, "play_shard", strategies=lineup)
     result = run_tournament(chosen, data, players, rules, lineup, games, seed,
-                            workers if workers is not None else default_workers())
+                            workers if workers is not None else default_workers(),
+                            backend=backend, scheduler=scheduler)
     typer.echo(result.table())
     typer.echo("\n" + result.profile.rstrip("\n"))
     if markdown_out is not None:

@@ -22,14 +22,17 @@ from rich.progress import (
 
 from sim.cli.options import (
     DEFAULT_GAME,
+    BackendOption,
     DataOption,
     QuietOption,
     RuleOption,
+    SchedulerOption,
     check_seed,
     data_path,
     rules_from_options,
     with_rules_options,
 )
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.games.registry import get_game
 
@@ -120,6 +123,8 @@ def tune_strategy(
     ] = None,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
                                                                  "do not depend on it.")] = 1,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     tiles: DataOption = None,
     rule: RuleOption = None,
     game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
@@ -157,6 +162,7 @@ def tune_strategy(
     check_seed(seed)
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
+    check_backend(backend, scheduler)
     command = "sim " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     if resume is not None:
         if strategy is not None:
@@ -197,10 +203,12 @@ def tune_strategy(
     try:
         with bar:
             if settings.league:
-                league_result = run_league(settings, folder, workers=workers, progress=update)
+                league_result = run_league(settings, folder, workers=workers, progress=update,
+                                           backend=backend, scheduler=scheduler)
                 result = league_result.rounds[0]
             else:
-                result = run_tuning(settings, folder, workers=workers, progress=update)
+                result = run_tuning(settings, folder, workers=workers, progress=update,
+                                    backend=backend, scheduler=scheduler)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished trials are kept; go on with "
                    f"`sim tune-strategy --resume {folder}`", err=True)

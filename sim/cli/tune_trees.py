@@ -9,9 +9,18 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import AllowCodeOption, FairMarginOption, QuietOption, check_seed
+from sim.cli.options import (
+    AllowCodeOption,
+    BackendOption,
+    FairMarginOption,
+    QuietOption,
+    SchedulerOption,
+    check_seed,
+)
 from sim.cli.progress import run_sweep_with_progress
+from sim.distributed import batch_scheduler, check_backend
 from sim.errors import InputError
+from sim.pool import worker_count
 from sim.stats.margins import FAIR_MARGIN_POINTS, margin_from_points
 from sim.sweep import load_sweep, sweep_from_document
 
@@ -64,6 +73,8 @@ def tune_trees(
     resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")
                       ] = False,
     workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,
 ) -> None:
@@ -86,6 +97,9 @@ def tune_trees(
     )
 
     check_seed(seed)
+    if workers < 0:
+        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    check_backend(backend, scheduler)
     fields = list(field) if field else None
     if config_file is not None:
         # A sweep file is often someone else's: the same code rule as `sim sweep`.
@@ -116,8 +130,10 @@ def tune_trees(
         strongest = _played_label(strongest_name, plan, BASELINE)
     start = time.perf_counter()
     margin = margin_from_points(fair_margin)
-    run_sweep_with_progress(plan, workers=workers, backend="local", scheduler=None,
-                            resume=resume, quiet=quiet)
+    # One dask cluster for every grid point (each point is a batch of its own).
+    with batch_scheduler(backend, worker_count(workers), scheduler) as address:
+        run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=address,
+                                resume=resume, quiet=quiet)
     write_preset(plan.output, strongest, margin)
 
     def step(message: str) -> None:
