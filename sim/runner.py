@@ -764,16 +764,13 @@ def _run_local(tasks: Iterable[ShardTask], workers: int, pool) -> Iterator[Shard
 
 def _run_dask(tasks: Iterable[ShardTask], workers: int,
               scheduler: str | None) -> Iterator[ShardOutput]:
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import as_completed
 
-    cluster = None
-    if scheduler:
-        client = Client(scheduler, timeout="30s")
-    else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
-        client = Client(cluster)
-    try:
+    from sim.distributed import dask_client
+
+    # One client per batch (or the one a command keeps open); an unreachable scheduler is a
+    # one-line error before anything is submitted.
+    with dask_client(workers, scheduler) as client:
         # A bounded window of tasks in flight keeps memory flat in the number of shards.
         window = max(2, 2 * workers)
         pending = iter(tasks)
@@ -788,10 +785,6 @@ def _run_dask(tasks: Iterable[ShardTask], workers: int,
             nxt = next(pending, None)
             if nxt is not None:
                 futures.add(client.submit(play_shard_task, nxt, pure=False))
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 @dataclass
