@@ -15,6 +15,12 @@ created when the sweep starts, so ``load_sweep_folder`` rebuilds the sweep from 
 wherever it has moved (``sim sweep --resume DIR``). A sweep file's ``output`` stays below the
 current directory, as a config's does.
 
+A sweep may name its baseline, ``[sweep] baseline = {side = "A"}`` (a table of axis values; an
+axis it does not name takes its first value): the grid point the report's "Against the baseline"
+section compares every other point with, on the common deals. ``sweep.json`` keeps the
+baseline's values; a sweep folder written before baselines existed has the first point as its
+baseline.
+
 Adaptive mode plays each point in rounds and stops a point once the metric it is judged on is
 known to the set precision (95% CI half-width), so games go where the answer is still uncertain.
 Rounds are whole shards and the stopping rule reads the results, so a sweep stays a pure
@@ -51,6 +57,8 @@ from sim.store import MANIFEST, check_shards, finished_shards, read_manifest
 
 SWEEP_MANIFEST = "sweep.json"
 POINTS_DIR = "points"
+# The key of the ``[sweep]`` table that names the baseline point (not an axis).
+BASELINE_KEY = "baseline"
 ADAPTIVE_METRICS = {
     "seat_win_rate": "largest 95% CI half-width of a seat's win rate",
     "strategy_win_rate": "largest 95% CI half-width of a strategy's win rate",
@@ -94,6 +102,9 @@ class Sweep:
     adaptive: AdaptiveRule | None
     digest: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # The baseline point's axis values (every axis); None for a folder from before baselines,
+    # whose baseline is its first point.
+    baseline: dict[str, Any] | None = None
 
     @property
     def games_cap(self) -> int:
@@ -149,6 +160,13 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
     grid = document.pop("sweep", None)
     adaptive_table = document.pop("adaptive", None)
     field_entries = document.pop("fields", None)
+    baseline_table = None
+    if isinstance(grid, dict) and BASELINE_KEY in grid:
+        # The baseline chooses what the report compares, not what is played: it is no axis.
+        baseline_table = grid[BASELINE_KEY]
+        grid = {key: value for key, value in grid.items() if key != BASELINE_KEY}
+        if not grid and field_entries is not None:
+            grid = None  # the fields are the only axis
     field_where = f"{source}: field 'fields'"
     if overrides.get("fields") is not None:
         field_entries, field_where = overrides["fields"], "--field"
@@ -240,8 +258,42 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         points.append(SweepPoint(index, values, label, config))
     adaptive = _parse_adaptive(adaptive_table, source, base.shard_size) \
         if adaptive_table is not None else None
+    baseline = _parse_baseline(baseline_table, axes, source)
     return Sweep(base.name, source, output, axes, points, adaptive,
-                 sweep_digest(points, adaptive))
+                 sweep_digest(points, adaptive), baseline=baseline)
+
+
+def _parse_baseline(table: Any, axes: dict[str, list[Any]], source: str) -> dict[str, Any]:
+    """The baseline point's value on every axis: the value ``table`` names (checked: an axis of
+    the sweep, a value on it), else the axis's first value. ``table`` None: the first point."""
+    where = f"{source}: field 'sweep.{BASELINE_KEY}'"
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise InputError(f"{where}: expected a table of axis values, e.g. "
+                         f"{BASELINE_KEY} = {{side = \"A\"}}")
+    for axis in table:
+        if axis not in axes:
+            raise InputError(f"{source}: field 'sweep.{BASELINE_KEY}.{axis}': not an axis of "
+                             f"this sweep (its axes: {', '.join(axes)})")
+    baseline = {}
+    for axis, values in axes.items():
+        if axis not in table:
+            baseline[axis] = values[0]
+            continue
+        wanted = table[axis]
+        # A value as the axis lists it; else as written ("2" for 2), else a data file by the
+        # name its points' labels give it (its stem).
+        matches = [value for value in values if value == wanted and
+                   isinstance(value, bool) == isinstance(wanted, bool)] or \
+            [value for value in values if str(value) == str(wanted)] or \
+            [value for value in values if isinstance(value, str) and Path(value).stem == wanted]
+        if not matches:
+            shown = ", ".join(str(value) for value in values)
+            raise InputError(f"{source}: field 'sweep.{BASELINE_KEY}.{axis}': {wanted!r} is not "
+                             f"a value of the axis (its values: {shown})")
+        baseline[axis] = matches[0]
+    return baseline
 
 
 def sweep_digest(points: list[SweepPoint], adaptive: AdaptiveRule | None) -> str:
@@ -323,8 +375,10 @@ def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
     adaptive = None
     if adaptive_table is not None:
         adaptive = _parse_adaptive(adaptive_table, f"{path}", points[0].config.shard_size)
+    stored_baseline = manifest.get(BASELINE_KEY)
     sweep = Sweep(name, str(manifest.get("source", path)), folder, axes, points, adaptive,
-                  sweep_digest(points, adaptive))
+                  sweep_digest(points, adaptive),
+                  baseline=stored_baseline if isinstance(stored_baseline, dict) else None)
     if digest != sweep.digest:
         raise InputError(f"{path}: field 'digest': does not match the configs of its points "
                          f"(the folder is damaged or was put together from two sweeps)")
@@ -371,6 +425,9 @@ def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
         "format": 1, "kind": "sweep", "name": sweep.name, "source": Path(sweep.source).name,
         "digest": sweep.digest, "axes": sweep.axes,
         "adaptive": sweep.adaptive.__dict__ if sweep.adaptive else None,
+        # What the report compares every point with (it decides no game, so it is not in the
+        # digest: a resumed sweep may name another one).
+        BASELINE_KEY: sweep.baseline if sweep.baseline is not None else sweep.points[0].values,
         "points": [{"index": p.index, "label": p.label, "values": p.values,
                     "run_dir": f"{POINTS_DIR}/{p.label}", "games_played": games_done(p),
                     "games_cap": p.config.games, "state": status.get(p.index, "pending")}

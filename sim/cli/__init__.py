@@ -14,6 +14,7 @@ import typer
 
 from sim import __version__
 from sim.cli.bench import bench
+from sim.cli.compare import compare
 from sim.cli.ladder import ladder
 from sim.cli.league import league
 from sim.cli.options import HelpTextCommand, OneLineErrorsGroup, user_errors
@@ -38,7 +39,8 @@ app = typer.Typer(
 
 # In the order of the original single-module CLI, so `sim --help` lists them the same way.
 COMMANDS = (("score", score), ("play", play), ("bench", bench), ("run", run),
-            ("report", report), ("sweep", sweep), ("tune-trees", tune_trees), ("runs", runs),
+            ("report", report), ("compare", compare), ("sweep", sweep),
+            ("tune-trees", tune_trees), ("runs", runs),
             ("tournament", tournament), ("strategies", strategies),
             ("tune-strategy", tune_strategy), ("ladder", ladder), ("league", league))
 

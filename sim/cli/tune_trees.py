@@ -63,9 +63,10 @@ def tune_trees(
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Sweep folder.")] = Path("runs/tune-trees"),
     report_dir: Annotated[
-        Path, typer.Option(help="Report folder: the sweep report (report.html, report.md, "
-                                "summary.parquet) led by the recommendation, tune-trees.parquet "
-                                "and every point's batch report.")] = Path("reports/tune-trees"),
+        Path | None, typer.Option(help="Report folder: the sweep report (report.html, "
+                                       "report.md, summary.parquet) led by the recommendation, "
+                                       "tune-trees.parquet and every point's batch report "
+                                       "(default: reports/<name of the --out folder>).")] = None,
     point_reports: Annotated[
         bool, typer.Option("--point-reports/--no-point-reports",
                            help="Also write every grid point's batch report (linked from the "
@@ -128,6 +129,14 @@ def tune_trees(
         plan = sweep_from_document(document, "tune-trees options", Path.cwd(), "tune-trees",
                                    fields_option)
         strongest = _played_label(strongest_name, plan, BASELINE)
+    # The report folder follows --out unless named, and is checked before any game is played:
+    # a folder holding another sweep's report is refused now, not after the games.
+    from sim.report.sweep import check_sweep_report_dir, default_sweep_report_dir
+
+    report_dir = report_dir if report_dir is not None else default_sweep_report_dir(plan.output)
+    check_sweep_report_dir(report_dir, {
+        "kind": "sweep", "name": plan.name, "digest": plan.digest,
+        "output": f"runs/{Path(plan.output).resolve().name}"}, "--report-dir")
     start = time.perf_counter()
     margin = margin_from_points(fair_margin)
     # One dask cluster for every grid point (each point is a batch of its own).

@@ -677,10 +677,12 @@ def batch_identity(batch) -> dict:
             "data_digest": str(manifest.get("data_digest", ""))}
 
 
-def refuse_other_owner(out_dir: Path, identity: dict, record_name: str, kind: str) -> bool:
+def refuse_other_owner(out_dir: Path, identity: dict, record_name: str, kind: str,
+                       option: str = "--out") -> bool:
     """Whether ``out_dir`` holds the report of ``identity`` (its record file ``record_name`` says
     so); raise ``InputError`` when the record names another ``kind`` (batch or sweep) or cannot
-    be read; False when there is no record."""
+    be read (naming ``option``, the one that picks the folder); False when there is no
+    record."""
     recorded_path = out_dir / record_name
     if not recorded_path.is_file():
         return False
@@ -693,7 +695,7 @@ def refuse_other_owner(out_dir: Path, identity: dict, record_name: str, kind: st
     other = (f"{kind} '{recorded.get('name')}' from {recorded.get('output')}"
              if isinstance(recorded, dict) else f"an unreadable {kind} record")
     raise InputError(f"{out_dir}: holds the report of {other}, not of this {kind} "
-                     f"({identity['output']}); give another folder with --out, or delete it")
+                     f"({identity['output']}); give another folder with {option}, or delete it")
 
 
 def check_report_dir(out_dir: Path, identity: dict) -> None:

@@ -708,18 +708,19 @@ def sweep_identity(sweep: SweepFolder) -> dict:
             "output": sweep.output_as_configured}
 
 
-def check_sweep_report_dir(out_dir: Path, identity: dict) -> None:
+def check_sweep_report_dir(out_dir: Path, identity: dict, option: str = "--out") -> None:
     """Refuse (``InputError``) a report folder that holds another sweep's report or any other
-    report; the report of the same sweep is replaced."""
-    if refuse_other_owner(out_dir, identity, SWEEP_IDENTITY_FILE, "sweep"):
+    report; the report of the same sweep is replaced. ``option`` is the option that picks the
+    folder, named in the message."""
+    if refuse_other_owner(out_dir, identity, SWEEP_IDENTITY_FILE, "sweep", option):
         return
     if (out_dir / IDENTITY_FILE).exists():
         raise InputError(f"{out_dir}: holds the report of a batch, not of this sweep; give "
-                         f"another folder with --out, or delete it")
+                         f"another folder with {option}, or delete it")
     if (out_dir / "report.html").exists() or (out_dir / "report.md").exists():
         raise InputError(f"{out_dir}: holds a report that does not say which sweep it belongs "
-                         f"to (no {SWEEP_IDENTITY_FILE}); give another folder with --out, or "
-                         f"delete it")
+                         f"to (no {SWEEP_IDENTITY_FILE}); give another folder with {option}, "
+                         f"or delete it")
 
 
 def summary_frame(results: SweepResults) -> pl.DataFrame:
@@ -775,6 +776,9 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     if field_top:
         field_blocks = [Heading("Findings across fields"), Bullets(tuple(field_top)),
                         *field_blocks]
+    # Every other point against the baseline, paired on common deals (against-baseline.parquet).
+    from sim.report.compare import against_baseline_section
+    field_blocks += against_baseline_section(results, out_dir, step)
     step("figures and tables")
     figures: dict[str, bytes] = {}
     extra_blocks = list(extras.blocks) if extras else []

@@ -1,8 +1,11 @@
-"""Every statistic of a batch in one pass over its Parquet files.
+"""Every statistic of a batch, from its Parquet files.
 
-``analyse_batch`` reads the columns it needs once (a few narrow columns, kept in polars), then
-computes each section. What a store or a game cannot give is left as None, with a note saying
-why; the report prints those notes.
+``analyse_batch`` hands every section one lazy scan of the narrow columns it needs; the sections
+reduce it with polars' streaming engine to per-deal (or coarser) aggregates, so their memory
+follows the number of deals and groups, not the number of rows. Three still hold rows of their
+own: the token regression (every row), the lineup model (the rows of a panel with several
+strategies) and the card, trace and skill sections of the games that have them. What a store
+or a game cannot give is left as None, with a note saying why; the report prints those notes.
 """
 
 from __future__ import annotations
@@ -95,13 +98,13 @@ class BatchAnalysis:
 
 
 def _read_rows(batch: Batch) -> pl.LazyFrame:
-    """The rows store's columns the statistics use, read once into memory (narrow: about 40
-    bytes per row) and handed on as a lazy frame."""
+    """A lazy scan of the rows store's columns the statistics use. Nothing is read here: each
+    section aggregates the shards as it streams them, so the rows are never held at once."""
     columns = list(ROW_COLUMNS)
     for extra in [*TOKEN_COLUMNS, "removed_tiles_mask"]:
         if batch.has_columns(extra):
             columns.append(extra)
-    return batch.scan(columns).collect().lazy()
+    return batch.scan(columns)
 
 
 def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
@@ -165,8 +168,11 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
         analysis.categories = category_means(batch)
     if rows is not None:
         step("strategies head to head")
-        matrix = head_to_head(rows)
-        analysis.head_to_head = matrix if not matrix.is_empty() else None
+        # Only a panel with several strategies has games that mix them (the rest give an empty
+        # matrix): skipping the pairing of seats otherwise saves a pass over every row.
+        if _strategies_per_panel(table) >= 2:
+            matrix = head_to_head(rows)
+            analysis.head_to_head = matrix if not matrix.is_empty() else None
         step("deal variance")
         variance = deal_variance(rows)
         if variance.is_empty():
@@ -202,6 +208,12 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
             notes.append(f"The drawings in {batch.run_dir / 'notable'} could not be read "
                          f"({reason}).")
     return analysis
+
+
+def _strategies_per_panel(distribution: pl.DataFrame) -> int:
+    """The largest number of strategies any (players, rules) of the batch plays."""
+    return int(distribution.group_by(["players", "rules"]).agg(pl.col("strategy").n_unique())[
+        "strategy"].max())
 
 
 def _non_empty(frame: pl.DataFrame | None) -> pl.DataFrame | None:
@@ -245,9 +257,7 @@ def _game_sections(analysis: BatchAnalysis, batch: Batch, rows: pl.LazyFrame,
     lengths = game_lengths(batch, game.length_column)
     if lengths is not None:
         analysis.game_length, analysis.game_length_counts = lengths
-    strategies = analysis.distributions.filter(pl.col("seat").is_null())
-    if strategies.group_by(["players", "rules"]).agg(pl.col("strategy").n_unique())[
-            "strategy"].max() >= 2:
+    if _strategies_per_panel(analysis.distributions.filter(pl.col("seat").is_null())) >= 2:
         step("how much skill matters")
         skill_rows = read_skill_rows(rows)
         analysis.ladder = _non_empty(ladder(skill_rows))

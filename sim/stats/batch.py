@@ -33,6 +33,9 @@ SUMMARY_VALUE_COLUMNS = ("count", "win_sum", "shared_wins")
 REQUIRED_SUMMARY_COLUMNS = ("players", "seat", "strategy", "score", *SUMMARY_VALUE_COLUMNS)
 NOTABLE_COLUMNS = ("game_id", "kind", "seat", "strategy", "score", "drawing")
 
+# polars' out-of-core engine (the spelling of polars >= 1.23's ``collect(engine=...)``).
+STREAMING_ENGINE = "streaming"
+
 # Group columns every statistic is split by; ``rules`` is a label of the rules parameters that
 # vary within the batch (empty when they are all fixed).
 GROUP_COLUMNS = ("players", "rules", "strategy", "seat")
@@ -146,6 +149,13 @@ class Batch:
         if not self.notable_files:
             return None
         return pl.scan_parquet(list(self.notable_files)).select(NOTABLE_COLUMNS)
+
+
+def collect_streaming(frame: pl.LazyFrame) -> pl.DataFrame:
+    """Collect ``frame`` with polars' streaming engine: the shards are read in morsels and only
+    the result is held, so an aggregate over millions of rows needs memory for the aggregate,
+    not for the rows."""
+    return frame.collect(engine=STREAMING_ENGINE)
 
 
 def rules_label(varying_rules: tuple[str, ...]) -> pl.Expr:

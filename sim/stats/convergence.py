@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.stats.batch import Batch, rules_label
+from sim.stats.batch import Batch, collect_streaming, rules_label
 from sim.stats.clustered import WIN_SCALE, t_critical
 from sim.stats.intervals import games_for_precision, two_sided_z
 from sim.stats.units import win_units
@@ -64,8 +64,9 @@ def convergence_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.Data
             player_games=pl.col("count").sum().cast(pl.Float64),
             seat_0_wins=pl.col("win_sum").filter(seat_0).sum(),
             games=pl.col("count").filter(seat_0).sum().cast(pl.Float64))
-    return (units.with_columns(pl.col("players").cast(pl.Int64))
-            .sort([*PANEL, "unit"]).collect())
+    units = units.with_columns(pl.col("players").cast(pl.Int64)).sort([*PANEL, "unit"])
+    # The rows are streamed from the shards: only the per-deal sums are held.
+    return collect_streaming(units) if batch.is_rows else units.collect()
 
 
 def _ratio_path(y: np.ndarray, x: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from sim.stats.batch import Batch
+from sim.stats.batch import Batch, collect_streaming
 from sim.stats.clustered import WIN_SCALE, grouped_ratio_table
 from sim.stats.intervals import proportion_interval
 
@@ -34,9 +34,12 @@ def score_histogram(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFr
         counted = batch.scan([*HISTOGRAM_KEYS, "count", "win_sum", "shared_wins"]).group_by(
             HISTOGRAM_KEYS).agg(pl.col("count").sum(), pl.col("win_sum").sum(),
                                 pl.col("shared_wins").sum())
-    return (counted.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                                 pl.col("score").cast(pl.Int64), pl.col("strategy").cast(pl.String))
-            .sort(HISTOGRAM_KEYS).collect())
+    counted = (counted.with_columns(pl.col("players").cast(pl.Int64),
+                                    pl.col("seat").cast(pl.Int64), pl.col("score").cast(pl.Int64),
+                                    pl.col("strategy").cast(pl.String))
+               .sort(HISTOGRAM_KEYS))
+    # The rows are streamed from the shards (never held); the summary store is small already.
+    return collect_streaming(counted) if batch.is_rows else counted.collect()
 
 
 def _quantile_expression(q: float) -> pl.Expr:

@@ -33,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from sim.stats import margins
+from sim.stats.batch import collect_streaming
 from sim.stats.clustered import (
     MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
@@ -315,20 +316,21 @@ def seat_tests(units: pl.DataFrame, unit_name: str = "deal",
     still given, as descriptions.
     """
     tests, gaps = [], []
-    row_frame = None
-    if rows is not None:
-        row_frame = (rows.select("game_id", "deal_id", *PANEL, "seat", "strategy", "score", "win")
-                     .with_columns(pl.col("players").cast(pl.Int64),
-                                   pl.col("seat").cast(pl.Int64)).collect())
     for (players, rules), panel_units in sorted(units.partition_by(PANEL, as_dict=True).items()):
         games = int(panel_units.filter(pl.col("seat") == 0)["player_games"].sum())
         single_strategy = panel_units["strategy"].n_unique() == 1
         reason, method = None, METHOD_DESIGN
         family = None
-        if row_frame is not None and not single_strategy and players >= 2:
+        if rows is not None and not single_strategy and players >= 2:
             method = METHOD_MODEL
-            panel_rows = row_frame.filter((pl.col("players") == players)
-                                          & (pl.col("rules") == rules))
+            # The lineup model needs the games of this panel (only panels with several
+            # strategies read them; a panel of one strategy works from ``units``).
+            panel_rows = (rows.select("game_id", "deal_id", *PANEL, "seat", "strategy", "score",
+                                      "win")
+                          .with_columns(pl.col("players").cast(pl.Int64),
+                                        pl.col("seat").cast(pl.Int64))
+                          .filter((pl.col("players") == players) & (pl.col("rules") == rules))
+                          .collect())
             fitted = lineup_model_family(panel_rows, int(players), confidence)
             if isinstance(fitted, str):
                 reason, method = fitted, None
@@ -430,12 +432,14 @@ def token_table(rows: pl.LazyFrame) -> pl.DataFrame:
         mean=pl.col("score").cast(pl.Float64).mean(),
         win_rate=pl.col("win").cast(pl.Float64).mean(),
     ).with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                   pl.col("light_tiles_drawn").cast(pl.Int64)).sort(keys).collect())
+                   pl.col("light_tiles_drawn").cast(pl.Int64)).sort(keys))
     units = (rows.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
                                pl.col("light_tiles_drawn").cast(pl.Int64))
              .group_by([*keys, pl.col("deal_id").alias("cluster")])
              .agg(score_sum=pl.col("score").cast(pl.Int64).sum(),
-                  player_games=pl.len().cast(pl.Int64)).collect())
+                  player_games=pl.len().cast(pl.Int64)))
+    # Both are aggregates streamed from the shards: the rows are never held.
+    table, units = collect_streaming(table), collect_streaming(units)
     intervals = grouped_ratio_intervals(units, keys, "score_sum", "player_games", "mean")
     positions = [mean_pick_position(p, light, s) for p, light, s in
                  table.select("players", "light_tiles_drawn", "seat").iter_rows()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.stats.batch import Batch, rules_label
+from sim.stats.batch import Batch, collect_streaming, rules_label
 from sim.stats.clustered import WIN_SCALE
 
 UNIT_KEYS = ["players", "rules", "strategy", "seat", "cluster"]
@@ -68,9 +68,10 @@ def cluster_units(batch: Batch, rows: pl.LazyFrame | None = None) -> pl.DataFram
             .sum(),
             shared_wins=pl.col("shared_wins").cast(pl.Int64).sum())
     # Not sorted: every sum here is an integer, so later reductions are exact in any order.
-    return (units.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+    units = (units.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
                                pl.col("strategy").cast(pl.String),
                                pl.col("cluster").cast(pl.Int64),
                                *(pl.col(c).cast(pl.Int64) for c in
-                                 ("player_games", "score_sum", "win_units", "shared_wins")))
-            .collect())
+                                 ("player_games", "score_sum", "win_units", "shared_wins"))))
+    # The rows are streamed from the shards: only the per-deal sums are held.
+    return collect_streaming(units) if batch.is_rows else units.collect()

@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from sim.stats.batch import collect_streaming
 from sim.stats.clustered import grouped_ratio_intervals, t_critical
 from sim.stats.intervals import one_way_random_effects
 
@@ -36,8 +37,8 @@ def _per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
     exact = (rows.group_by([*CELL, "strategy", "deal_id"])
              .agg(n=pl.len().cast(pl.Int64), s=pl.col("score").cast(pl.Int64).sum(),
                   q=(pl.col("score").cast(pl.Int64) ** 2).sum())
-             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
-             .collect())
+             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64)))
+    exact = collect_streaming(exact)
     keys = exact.select(*CELL, "strategy").unique().sort([*CELL, "strategy"])
     exact = exact.join(keys.with_row_index("_stratum"), on=[*CELL, "strategy"],
                        maintain_order="left")
@@ -77,9 +78,7 @@ def _cell_sums(per_deal: pl.DataFrame, rows: pl.LazyFrame) -> pl.DataFrame:
 
     largest = np.zeros(size)
     np.maximum.at(largest, index, n)
-    strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
-                  .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
-                  .collect())
+    strategies = _strategies_per_cell(rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         between_raw = np.where(n > 0, total ** 2 / n, 0.0)
     sums = cell_keys.with_columns(
@@ -97,6 +96,13 @@ def _cell_sums(per_deal: pl.DataFrame, rows: pl.LazyFrame) -> pl.DataFrame:
     ).sort(CELL)
 
 
+def _strategies_per_cell(rows: pl.LazyFrame) -> pl.DataFrame:
+    """Per (players, rules, seat): the number of strategies that sat there."""
+    return collect_streaming(rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
+                             .with_columns(pl.col("players").cast(pl.Int64),
+                                           pl.col("seat").cast(pl.Int64)))
+
+
 BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 20261201
 
@@ -107,9 +113,7 @@ def _icc_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: float
     per resample; the sums of squares are linear in them; the seats of a deal are drawn
     together). Each resample's ICC is truncated at 0, as the estimate is: a share of variance
     is never negative, so the interval stays inside [0, 1]."""
-    strategies = (rows.group_by(CELL).agg(strategies=pl.col("strategy").n_unique())
-                  .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
-                  .collect())
+    strategies = _strategies_per_cell(rows)
     generator = np.random.default_rng(_BOOTSTRAP_SEED)
     alpha = 1.0 - confidence
     intervals = {}
@@ -142,7 +146,9 @@ def _icc_bootstrap(per_deal: pl.DataFrame, rows: pl.LazyFrame, confidence: float
                                             size=size).astype(float)
             grand, observations, between_raw, squares, n_squared = (
                 weights @ part for part in stacked)  # each (resamples, seats)
-            groups = (weights[:, :, None] * (n[None, :, :] > 0)).sum(axis=1)
+            # Integer counts: exact, so a product gives the bits of the sum without its
+            # (resamples x deals x seats) temporary.
+            groups = weights @ (n > 0).astype(float)
             # Per seat (resamples, seats), then pooled over the seats (summed sums of squares).
             ss_between = between_raw - grand ** 2 / observations
             ss_within = squares - between_raw
@@ -221,6 +227,13 @@ def deal_variance(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     row counts their correlation); they stay inside [0, 1]. (The F-based interval of the
     one-way model reaches below 0 when the deal matters little, e.g. -3.4% to 14.4%.)
     """
+    # A deal replayed has a replicate above 0 (a game is a (deal, replicate)): without one,
+    # no deal has two games and there is nothing to split, which a pass over one column tells
+    # before any per-deal sums are formed.
+    if "replicate" in rows.collect_schema().names():
+        replayed = collect_streaming(rows.select(pl.col("replicate").max())).item()
+        if replayed is None or replayed < 1:
+            return pl.DataFrame()
     per_deal = _per_deal_sums(rows)
     if per_deal.is_empty() or float(per_deal["n"].max()) < 2:
         return pl.DataFrame()
@@ -261,7 +274,8 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     """
     import statsmodels.api as sm
 
-    deals = _deal_means(rows, ["removed_tiles_mask"]).sort([*PANEL, "deal_id"]).collect()
+    deals = collect_streaming(_deal_means(rows, ["removed_tiles_mask"])
+                              .sort([*PANEL, "deal_id"]))
     results = []
     for (players, rules), panel in deals.group_by(PANEL, maintain_order=True):
         mask = panel["removed_tiles_mask"].to_numpy().astype(np.int64)
@@ -314,7 +328,8 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
     deals = (_deal_means(rows, ["light_tiles_drawn"])
              .with_columns(pl.col("light_tiles_drawn").cast(pl.Int64),
                            pl.col("players").cast(pl.Int64), one=pl.lit(1, pl.Int64))
-             .sort([*PANEL, "deal_id"]).collect())
+             .sort([*PANEL, "deal_id"]))
+    deals = collect_streaming(deals)
     keys = [*PANEL, "light_tiles_drawn"]
     table = (grouped_ratio_intervals(deals.rename({"deal_id": "cluster"}), keys, "score",
                                      "one", "mean", confidence=confidence)

@@ -419,3 +419,24 @@ def test_the_largest_seat_gap_is_the_best_seat_minus_the_worst_with_its_pair_int
     best, worst, gap, low, high = largest_seat_gap(rates, pairs, intervals)
     assert (best, worst) == (1, 0)
     assert gap == pytest.approx(0.06) and (low, high) == pytest.approx((0.01, 0.11))
+
+
+def test_a_report_folder_of_another_sweep_is_refused_before_any_game(tmp_path, monkeypatch):
+    """The report folder follows --out (reports/<out name>) unless --report-dir names one; one
+    holding another sweep's report is refused before a game is played, naming --report-dir."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    common = ["tune-trees", "--players", "2", "--supply", "2-3", "--strategies", "random,greedy",
+              "--games", "40", "--shard-size", "40", "--workers", "1", "--quiet",
+              "--no-point-reports"]
+    first = runner.invoke(app, [*common, "--out", "runs/a"])
+    assert first.exit_code == 0, first.output
+    assert (tmp_path / "reports" / "a" / "report.html").exists()
+    second = runner.invoke(app, [*common, "--out", "runs/b"])
+    assert second.exit_code == 0, second.output
+    assert (tmp_path / "reports" / "b" / "report.html").exists()
+    third = runner.invoke(app, [*common, "--out", "runs/c", "--report-dir", "reports/a"])
+    assert third.exit_code == 2
+    assert "holds the report of sweep" in third.output and "--report-dir" in third.output
+    assert third.output.count("\n") == 1
+    assert not (tmp_path / "runs" / "c").exists()
