@@ -46,6 +46,25 @@ def about(seconds: float) -> str:
     return f"about {round(seconds / 60)} minutes"
 
 
+# What the kernels of each method play, named when a game compiles different kernels for them:
+# `sim play` then `sim bench` of the same game each compile their own, and two identical lines
+# "compiling the Harmonies kernels" read as one compile announced twice.
+METHOD_KERNELS = {"play_one": "one-game", "play_shard": "batch", "final_drawings": "batch"}
+
+
+def kernels_named(game: Game, methods: Iterable[str]) -> str:
+    """How the compile line names the kernels of ``methods``: "the Harmonies kernels", or
+    "the Harmonies one-game kernels" / "batch kernels" when the game's methods do not all
+    run the same kernels."""
+    methods = list(methods)
+    used = {method: {id(kernel) for kernel in game.cached_kernels(method)}
+            for method in METHOD_KERNELS}
+    if len({frozenset(kernels) for kernels in used.values()}) <= 1:
+        return f"the {game.title} kernels"
+    kinds = list(dict.fromkeys(METHOD_KERNELS.get(method, method) for method in methods))
+    return f"the {game.title} {' and '.join(kinds)} kernels"
+
+
 def compile_notice(game: Game, methods: Iterable[str],
                    strategies: Iterable[str] = ()) -> str | None:
     """The status line to show before calling ``game``'s ``methods`` (``"play_shard"``,
@@ -54,7 +73,9 @@ def compile_notice(game: Game, methods: Iterable[str],
     (``Game.strategy_kernels``) must be compiled first; None when all are in the cache (or
     the game names no kernels). The wait is the sum of the parts still to compile
     (``Game.compile_seconds``, ``Game.strategy_compile_seconds``; strategies sharing their
-    compiled functions count once)."""
+    compiled functions count once). Each command announces once, before it plays; a game
+    whose one game and batches run different kernels says which (``kernels_named``)."""
+    methods = list(methods)
     kernels = [kernel for method in methods for kernel in game.cached_kernels(method)]
     loop_cold = bool(kernels) and not kernels_are_cached(kernels)
     own_kernels = {name: game.strategy_kernels(name) for name in strategies}
@@ -68,7 +89,7 @@ def compile_notice(game: Game, methods: Iterable[str],
         if shared not in counted:
             counted.add(shared)
             seconds += game.strategy_compile_seconds.get(name, 0.0)
-    parts = [f"the {game.title} kernels"] if loop_cold else []
+    parts = [kernels_named(game, methods)] if loop_cold else []
     if cold:
         named = f"{', '.join(cold)} {'strategy' if len(cold) == 1 else 'strategies'}"
         parts.append(f"the {named}" if loop_cold else f"the {game.title} {named}")

@@ -17,6 +17,7 @@ say so.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -74,6 +75,9 @@ class LadderResult:
     excluded: list[str] = field(default_factory=list)
     # "What the bots play like" for the main tournament (``sim.profile.profile_markdown``).
     profile: str = ""
+    # Seconds this process took, before the main tournament, to compile the kernels (or load
+    # them from numba's cache): kept out of the tournament's time and games/s.
+    warmup_seconds: float = 0.0
 
     def table(self) -> str:
         """The printed ladder."""
@@ -84,7 +88,8 @@ class LadderResult:
                  f"main tournament: {self.main.games:,} games = {self.main.deals:,} deals x "
                  f"{lineup_count(len(self.main.labels), self.players)} seat rotations "
                  f"({self.main.seconds:.1f} s, "
-                 f"{self.main.games / max(self.main.seconds, 1e-9):,.0f} games/s)"]
+                 f"{self.main.games / max(self.main.seconds, 1e-9):,.0f} games/s; compiling "
+                 f"or loading the kernels first took {self.warmup_seconds:.1f} s, not counted)"]
         if any(row.slow for row in self.rows):
             slow = [row.label for row in self.rows if row.slow]
             lines.append(f"slow strategies ({', '.join(slow)}): {self.slow_games:,} games in a "
@@ -156,6 +161,20 @@ def assign_tiers(rows: list[LadderRow]) -> int:
     return tiers
 
 
+def warm_up(game: Game, data, players: int, rules: dict[str, int],
+            lineup: list[StrategySpec]) -> float:
+    """Compile the kernels ``lineup``'s games run (or load them from numba's on-disk cache) in
+    this process, by playing every strategy of it in one seat of a few games whose results are
+    thrown away; returns the seconds it took. Worker processes then load the compiled kernels
+    from the cache instead of compiling them while the tournament's clock runs."""
+    tables = math.ceil(len(lineup) / players)
+    seats = (np.arange(tables * players) % len(lineup)).reshape(tables, players)
+    seeds = np.arange(tables, dtype=np.uint64)
+    started = time.perf_counter()
+    game.play_shard(data, players, rules, lineup, seats.astype(np.int64), seeds, seeds)
+    return time.perf_counter() - started
+
+
 def run_ladder(game: Game, data, players: int, rules: dict[str, int],
                lineup: list[StrategySpec], games: int, seed: int, workers: int = 1,
                slow: list[str] | None = None, slow_games: int = 0,
@@ -164,7 +183,8 @@ def run_ladder(game: Game, data, players: int, rules: dict[str, int],
     """Play the ladder (module docstring). ``slow`` names lineup labels that play only the
     ``slow_games`` of the second tournament. Both tournaments play on ``workers`` local
     processes or on one dask cluster (``backend``, ``scheduler``: ``play_rotations``); the
-    ladder does not depend on where it was played."""
+    ladder does not depend on where it was played. The kernels are compiled first
+    (``warm_up``), so the main tournament's games/s is the games' alone."""
     check_backend(backend, scheduler)
     labels = [spec.label() for spec in lineup]
     if len(set(labels)) != len(labels):
@@ -205,6 +225,9 @@ def _play_ladder(game: Game, data, players: int, rules: dict[str, int],
         if progress is not None:
             progress(done, total)
 
+    # Compiled before the clock starts; the slow strategies compile in their own tournament
+    # (its time is shown, not a rate), so a slow player's few games do not hold this up.
+    warmup_seconds = warm_up(game, data, players, rules, fast)
     played = play_rotations(game, data, players, rules, fast, main_deals, seed, workers,
                             progress=main_progress, backend=backend, scheduler=scheduler)
     rows, head, head_ci = analyse(fast_labels, played.seat_strategy, played.deal_of_game,
@@ -257,22 +280,44 @@ def _play_ladder(game: Game, data, players: int, rules: dict[str, int],
     ladder.sort(key=lambda r: (r.rating, r.label))
     tiers = assign_tiers(ladder)
     return LadderResult(game.title, players, dict(rules), seed, ladder, tiers, main,
-                        slow_deals * slow_lineups, slow_seconds, profile=main.profile)
+                        slow_deals * slow_lineups, slow_seconds, profile=main.profile,
+                        warmup_seconds=warmup_seconds)
 
 
 def ladder_plot(result: LadderResult) -> bytes:
-    """PNG: each strategy's rating with its 95% interval, weakest at the bottom, by tier."""
+    """PNG (carrying its SVG): each strategy's rating with its 95% interval, weakest at the
+    bottom, by tier. A rating far from the rest (``random`` at about -1100) would squeeze the
+    others together: the axis covers the rest, and an arrow at its edge with the rating and
+    interval written beside it marks the entry off the scale."""
     import matplotlib.pyplot as plt
+    import numpy as np
 
-    from sim.report.plots import png_bytes, styled_figure
+    from sim.report.plots import png_bytes, styled_figure, useful_range
 
     colours = ["#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd", "#8c564b"]
+    ratings = np.array([row.rating for row in result.rows])
+    lows = np.array([row.rating_low for row in result.rows])
+    highs = np.array([row.rating_high for row in result.rows])
+    # Ratings are Elo points: a spread under 100 is no reason to call anything far out.
+    left, right, off = useful_range(ratings, lows, highs, min_spread=100.0)
     with styled_figure(1) as (figure, (axis,)):
         for index, row in enumerate(result.rows):
             colour = colours[row.tier % len(colours)]
+            if off[index]:
+                edge, marker, side = (left, "<", "left") if row.rating < left else (
+                    right, ">", "right")
+                axis.plot([edge], [index], marker=marker, markersize=12, color=colour,
+                          clip_on=False)
+                axis.annotate(f"{row.rating:.0f} ({row.rating_low:.0f} to "
+                              f"{row.rating_high:.0f}), off the scale", (edge, index),
+                              xytext=(12 if side == "left" else -12, 0),
+                              textcoords="offset points", va="center",
+                              ha="left" if side == "left" else "right", color=colour)
+                continue
             axis.errorbar([row.rating], [index],
                           xerr=[[row.rating - row.rating_low], [row.rating_high - row.rating]],
                           fmt="o", color=colour, capsize=4)
+        axis.set_xlim(left, right)
         axis.set_yticks(range(len(result.rows)))
         axis.set_yticklabels([f"{row.label} ({row.score_mean:.1f})" + (" *" if row.slow
                                                                        else "")

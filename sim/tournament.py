@@ -126,9 +126,16 @@ class TournamentResult:
         lines.append("head-to-head: how often the row strategy outscores the column strategy "
                      "when both play in one game (ties half), % ± 95% CI")
         cell = 13
-        lines.append(" " * width + "  " + "".join(f"{label[:cell]:>{cell + 1}s}"
-                                                   for label in self.labels))
-        for a, label in enumerate(self.labels):
+        # A label longer than a cell (a tuned strategy's parameters) is not cut to a prefix
+        # that may name two strategies: the columns are then numbered and each row says its
+        # number before its full label.
+        numbered = any(len(label) > cell for label in self.labels)
+        heads = [f"[{k}]" for k in range(1, s + 1)] if numbered else self.labels
+        names = ([f"[{k}] {label}" for k, label in enumerate(self.labels, start=1)]
+                 if numbered else self.labels)
+        name_width = max(width, *(len(name) for name in names))
+        lines.append(" " * name_width + "  " + "".join(f"{head:>{cell + 1}s}" for head in heads))
+        for a, label in enumerate(names):
             parts = []
             for b in range(s):
                 if a == b or math.isnan(self.head_to_head[a, b]):
@@ -137,7 +144,7 @@ class TournamentResult:
                     rate = 100 * self.head_to_head[a, b]
                     text = f"{rate:.1f}±{100 * self.head_to_head_ci[a, b]:.1f}"
                     parts.append(f"{text:>{cell + 1}s}")
-            lines.append(f"{label:{width}s}  " + "".join(parts))
+            lines.append(f"{label:{name_width}s}  " + "".join(parts))
         return "\n".join(lines)
 
     def document(self) -> dict:

@@ -26,6 +26,10 @@ re-evaluated trial's values go to ``candidate.toml``, whose first line says no g
 so the work is kept and nobody mistakes it for a result; the report and the file's ``[tuning]``
 table say which (``gain_shown``).
 
+**Values as written.** A sampled value is played rounded to 4 significant digits
+(``SIGNIFICANT_DIGITS``; the start's values as given) and stored with its trial, so the files,
+the report and a tuned strategy's label hold exactly the values that were measured.
+
 Picking the best, and what corrects for it: the candidates re-evaluated were picked on the
 tuning's deals, which the re-evaluation does not reuse; there the chosen trial is again the
 best of several, on the same deals its gain is measured on, so its point estimate is biased
@@ -809,9 +813,30 @@ def _open_study(out: Path, settings: TuneSettings, sampler=None):
                                    sampler=sampler or _sampler(settings, 0))
 
 
-def _trial_values(settings: TuneSettings, params: dict[str, Any]) -> dict[str, float]:
+# A sampled value is played rounded to this many significant digits, so the values a trial
+# plays are the ones its label, the report and tuned.toml show, and a tuned strategy's label
+# (`sim tournament --strategies NAME@tuned.toml`) has a few digits per parameter, not 17.
+SIGNIFICANT_DIGITS = 4
+
+
+def rounded_value(value: float, low: float, high: float) -> float:
+    """``value`` to ``SIGNIFICANT_DIGITS`` significant digits, kept inside [low, high]."""
+    return min(max(float(f"{value:.{SIGNIFICANT_DIGITS}g}"), low), high)
+
+
+def _trial_values(settings: TuneSettings, params: dict[str, Any],
+                  distributions: dict[str, Any] | None = None) -> dict[str, float]:
+    """The values a trial plays: the start's, with the sampled ``params`` over them. With
+    ``distributions`` (a trial about to be played) a sampled float that is not the start's
+    own value is rounded (``rounded_value``); the start's values are played as given."""
     values = dict(settings.start)
-    values.update({k: float(v) for k, v in params.items()})
+    for name, value in params.items():
+        value = float(value)
+        distribution = (distributions or {}).get(name)
+        if (distribution is not None and isinstance(params[name], float)
+                and value != float(settings.start.get(name, math.nan))):
+            value = rounded_value(value, distribution.low, distribution.high)
+        values[name] = value
     return values
 
 
@@ -823,7 +848,10 @@ def _records(study, settings: TuneSettings) -> list[TrialRecord]:
         if trial.state != optuna.trial.TrialState.COMPLETE:
             continue
         attrs = trial.user_attrs
-        records.append(TrialRecord(trial.number, _trial_values(settings, trial.params),
+        # The values played, as stored when the trial was told; a trial of a run started
+        # before values were rounded has none stored and played its sampled values.
+        played = attrs.get("values") or _trial_values(settings, trial.params)
+        records.append(TrialRecord(trial.number, {k: float(v) for k, v in played.items()},
                                    float(trial.value), attrs.get("standard_error", math.nan),
                                    attrs.get("low", math.nan), attrs.get("high", math.nan),
                                    attrs.get("objective_value", float(trial.value)),
@@ -930,9 +958,10 @@ def _run_tuning(settings: TuneSettings, out: str | Path, workers: int,
             params = trial.params
         status = f"trial {number + 1}/{settings.trials}" + (
             f", best {best:.4g}" if best is not None else "")
-        evaluation = evaluate(game, data, settings, _trial_values(settings, params),
-                              settings.games, settings.seed, workers, tell(status, done_games),
-                              **where)
+        values = _trial_values(settings, params, distributions)
+        evaluation = evaluate(game, data, settings, values, settings.games, settings.seed,
+                              workers, tell(status, done_games), **where)
+        trial.set_user_attr("values", values)
         # The stored interval is the objective's, shifted by the penalty with the value.
         trial.set_user_attr("standard_error", evaluation.standard_error)
         trial.set_user_attr("low", evaluation.low - evaluation.penalty)
@@ -1398,6 +1427,8 @@ def report_markdown(result: TuneResult, league: LeagueResult | None = None) -> s
 
 def progress_curve(result: TuneResult) -> bytes:
     """PNG: every trial's value with its interval, the running best, the start's level."""
+    from matplotlib.ticker import MaxNLocator
+
     from sim.report.plots import NEUTRAL, png_bytes, styled_figure
 
     records = result.trials
@@ -1406,13 +1437,18 @@ def progress_curve(result: TuneResult) -> bytes:
     low = np.array([r.low for r in records])
     high = np.array([r.high for r in records])
     with styled_figure(1) as (figure, (axis,)):
-        axis.errorbar(numbers, values, yerr=[values - low, high - values], fmt="o",
-                      color=NEUTRAL, alpha=0.6, capsize=2, label="trial (95% CI)")
-        axis.step(numbers, np.maximum.accumulate(values), where="post", color="#d62728",
-                  label="best so far")
+        # Drawn in this order from the back: the start's level, the trials, then "best so
+        # far" on top, solid and thicker, so that it shows where it runs along the start.
         start = next((r.value for r in records if r.number == 0), None)
         if start is not None:
-            axis.axhline(start, color="#7f7f7f", linestyle="--", label="start (trial 0)")
+            axis.axhline(start, color="#7f7f7f", linestyle=":", linewidth=1.2, zorder=1,
+                         label="start (trial 0)")
+        axis.errorbar(numbers, values, yerr=[values - low, high - values], fmt="o",
+                      color=NEUTRAL, alpha=0.6, capsize=2, zorder=2, label="trial (95% CI)")
+        axis.step(numbers, np.maximum.accumulate(values), where="post", color="#d62728",
+                  linewidth=2.2, zorder=3, label="best so far")
+        # Trials are counted: whole-number ticks only.
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_xlabel("trial")
         axis.set_ylabel(result.settings.objective + (" less the guard's penalty"
                                                       if result.settings.guard else ""))

@@ -671,7 +671,9 @@ def _figures(metrics: pl.DataFrame, strongest: str) -> list:
                     math.nan if high is None else float(high))
             series.append(Series(field if len(fields) > 1 else "", cells))
         shown = title.replace("the strongest strategy", strongest)
-        png = metric_figure(shown, unit, axes, series, scale=scale, digits=digits)
+        # Shares: the colours span 0-100%, not the grid's own values (noise is not news).
+        png = metric_figure(shown, unit, axes, series, scale=scale, digits=digits,
+                            colour_range=(0.0, 100.0))
         if png is not None:
             # A field without a value anywhere (skill where greedy never plays) has no panel.
             drawn = [s.name for s in series

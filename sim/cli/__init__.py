@@ -12,6 +12,9 @@ from typing import Annotated
 
 import typer
 
+# Typer vendors its own copy of click; its help formatter is the one to extend.
+from typer._click.formatting import HelpFormatter
+
 from sim import __version__
 from sim.cli.bench import bench
 from sim.cli.compare import compare
@@ -29,12 +32,65 @@ from sim.cli.tournament import tournament
 from sim.cli.tune_strategy import tune_strategy
 from sim.cli.tune_trees import tune_trees
 
+# Help is click's plain text, wrapped to the terminal's width up to this many columns: rich's
+# boxed tables shared a narrow terminal evenly between their columns, leaving the help a
+# column of 17 characters and cutting long option names and paths with an ellipsis.
+HELP_MAX_WIDTH = 120
+# Stands in for "-" while the help is wrapped, so lines break at spaces only.
+_HELD_HYPHEN = "\u2011"
+
+
+class UnbrokenWordsFormatter(HelpFormatter):
+    """click's help formatter, breaking lines only at spaces: never inside an option name or
+    a file name at one of its hyphens (``--no-point-reports``, ``tune-trees.parquet``)."""
+
+    def write_text(self, text: str) -> None:  # noqa: D102 - click's method
+        super().write_text(text.replace("-", _HELD_HYPHEN))
+
+    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:  # noqa: D102
+        super().write_dl([(first, second.replace("-", _HELD_HYPHEN)) for first, second in rows],
+                         col_max, col_spacing)
+
+    def getvalue(self) -> str:  # noqa: D102 - click's method
+        return super().getvalue().replace(_HELD_HYPHEN, "-")
+
+
+class HelpContext(typer.Context):
+    """A command's context, whose help is written by ``UnbrokenWordsFormatter``."""
+
+    formatter_class = UnbrokenWordsFormatter
+
+
+class SimCommand(HelpTextCommand):
+    """A `sim` command: placeholders as ``HelpTextCommand`` shows them, help wrapped at spaces."""
+
+    context_class = HelpContext
+
+
+class SimGroup(OneLineErrorsGroup):
+    """The `sim` group: one-line errors, help wrapped at spaces."""
+
+    context_class = HelpContext
+
+    def format_commands(self, ctx, formatter) -> None:
+        """Every command with the whole first sentence of its help, wrapped like the options'
+        help (click cuts it to one line, ending in "...")."""
+        rows = [(name, command.get_short_help_str(limit=10_000))
+                for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
-    cls=OneLineErrorsGroup,
+    cls=SimGroup,
     help="Simulate tile-laying board games by the million and measure their balance.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"max_content_width": HELP_MAX_WIDTH},
 )
 
 # In the order of the original single-module CLI, so `sim --help` lists them the same way.
@@ -60,5 +116,5 @@ def _root(
 
 
 for command_name, command in COMMANDS:
-    app.command(command_name, cls=HelpTextCommand)(user_errors(command))
+    app.command(command_name, cls=SimCommand)(user_errors(command))
 

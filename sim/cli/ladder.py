@@ -15,9 +15,12 @@ from sim.cli.options import (
     QuietOption,
     RuleOption,
     SchedulerOption,
+    WorkersOption,
+    announce_compiling,
     check_seed,
     game_rules_data,
     with_rules_options,
+    worker_processes,
 )
 from sim.distributed import check_backend
 from sim.errors import InputError
@@ -45,8 +48,7 @@ def ladder(
                                                              "(whole deals x rotations).")
                      ] = 4000,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
-    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
-                                                                 "do not depend on it.")] = 1,
+    workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for ladder.md and ladder.png "
@@ -64,14 +66,14 @@ def ladder(
     ratings with 95% deal-bootstrap intervals, mean scores and win rates with 95% CIs by deal.
     Tiers split where neighbours' rating intervals do not overlap. Then what the bots of the
     main tournament play like, beside recorded human games when the game ships some. Writes
-    OUT/ladder.md and OUT/ladder.png."""
+    OUT/ladder.md and OUT/ladder.png. The kernels are compiled (or loaded from the cache)
+    before the games are timed, so games/s counts the games alone."""
     # scipy's statistics load only for this command (every command imports this module).
     from sim.ladder import ladder_plot, run_ladder
     from sim.tournament import parse_strategy_list
 
     check_seed(seed)
-    if workers < 1:
-        raise InputError(f"--workers: must be at least 1, got {workers}")
+    workers = worker_processes(workers)
     check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
@@ -88,6 +90,8 @@ def ladder(
         lineup = [spec for spec in lineup if spec.label() not in drop]
         left_out = drop
     slow_names = parse_strategy_list(slow) if slow else []
+    # Said before the bar, which would otherwise sit at 0 while the kernels compile.
+    announce_compiling(chosen, "play_shard", strategies=lineup)
     bar = Progress(TextColumn("[bold]ladder"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("games"), TimeElapsedColumn(), disable=quiet)
     task = bar.add_task("ladder", total=1)

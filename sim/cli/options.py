@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, get_args
@@ -91,6 +92,23 @@ AllowCodeOption = Annotated[
     bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
                                             "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+# The commands that play rotated tournaments (tournament, ladder, tune-strategy); run and sweep
+# spell theirs in the same words (0 = all cores, the default).
+WorkersOption = Annotated[
+    int, typer.Option("--workers", "-j", help="Worker processes (0 = all cores, the default); "
+                                              "results do not depend on it.")]
+
+
+def worker_processes(workers: int) -> int:
+    """``--workers`` as a process count: 0 is every core this process may use."""
+    if workers < 0:
+        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    if workers:
+        return workers
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
 # Where a command's games are played (sim.distributed); results never depend on it.
 BackendOption = Annotated[
     str, typer.Option("--backend", metavar="<backend>",

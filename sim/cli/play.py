@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,16 @@ from sim.cli.options import (
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
 
+# "seat 0", "seat 1", ... in a game's turn log: the seat's index as the Parquet stores it.
+_SEAT_INDEX = re.compile(r"\b([Ss]eat) (\d+)\b")
+
+
+def seats_from_one(text: str) -> str:
+    """``text`` with every "seat N" counted from 1, as a person reads seats (and as `sim
+    score` numbers the positions of the same file); the JSON keeps the games' 0-based
+    ``seat``, like the Parquet."""
+    return _SEAT_INDEX.sub(lambda match: f"{match[1]} {int(match[2]) + 1}", text)
+
 
 @with_rules_options
 def play(
@@ -44,7 +55,9 @@ def play(
     game: GameOption = DEFAULT_GAME,
     rule_options: dict[str, int] | None = None,
 ) -> None:
-    """Play one game and print every turn and the final position of every player."""
+    """Play one game and print every turn and the final position of every player.
+
+    Seats are counted from 1, as `sim score` numbers the positions of the --json file."""
     check_seed(seed)
     chosen = get_game(game)
     chosen.check_players(players, "--players")
@@ -53,7 +66,7 @@ def play(
     lineup = resolve_lineup(chosen, strategy, players)
     announce_compiling(chosen, "play_one", strategies=lineup)
     played = chosen.play_one(data, players, rules, lineup, seed)
-    typer.echo(played.text)
+    typer.echo(seats_from_one(played.text))
     if json_out is not None:
         write_text_atomic(json_out, json.dumps(played.document, indent=1) + "\n")
         typer.echo(f"\nwrote {json_out}")

@@ -34,8 +34,9 @@ def score(
         "--game", "-g", help=f"The game ({', '.join(games())}); default: the file's 'game' "
                              f"field, else {default_game()}.")] = None,
     player: Annotated[int | None, typer.Option(
-        "--player", min=1, help="With a `sim play --json` file: score only this player "
-                                "(counted from 1).")] = None,
+        "--player", min=1, help="With a `sim play --json` file: score only this player's "
+                                "position, by seat counted from 1 (as `sim play` prints "
+                                "seats).")] = None,
 ) -> None:
     """Validate a position and print what it scores.
 
@@ -65,7 +66,8 @@ def score(
             single = Path(folder) / f"player-{number}.json"
             single.write_text(json.dumps(played[number - 1]), encoding="utf-8")
             result = chosen.score_file(str(single), data)
-            label = f"{position} '{field}' player {number}"
+            # "seat N" from 1, the words and numbers `sim play` prints for the same game.
+            label = f"{position} '{field}' seat {number}"
             texts.append(result.text.replace(str(single), label))
             documents.append({"player": number, **result.document})
     typer.echo(json.dumps(documents, indent=2) if as_json else "\n\n".join(texts))

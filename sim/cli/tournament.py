@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -17,22 +16,16 @@ from sim.cli.options import (
     PlayersOption,
     RuleOption,
     SchedulerOption,
+    WorkersOption,
     announce_compiling,
     check_seed,
     game_rules_data,
     with_rules_options,
+    worker_processes,
 )
 from sim.distributed import check_backend
 from sim.files import write_text_atomic
 from sim.strategy_spec import parse_strategy
-
-
-def default_workers() -> int:
-    """Worker processes for a tournament: every core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @with_rules_options
@@ -47,10 +40,7 @@ def tournament(
                                                              "whole deals x seat rotations).")
                      ] = 2000,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-j", help="Worker processes (default: all "
-                                                          "cores); results do not depend on it.")
-    ] = None,
+    workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     tiles: DataOption = None,
@@ -74,14 +64,14 @@ def tournament(
     from sim.tournament import parse_strategy_list, run_tournament
 
     check_seed(seed)
+    workers = worker_processes(workers)
     check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")
               for text in parse_strategy_list(strategies)]
     announce_compiling(chosen, "play_shard", strategies=lineup)
-    result = run_tournament(chosen, data, players, rules, lineup, games, seed,
-                            workers if workers is not None else default_workers(),
+    result = run_tournament(chosen, data, players, rules, lineup, games, seed, workers,
                             backend=backend, scheduler=scheduler)
     typer.echo(result.table())
     typer.echo("\n" + result.profile.rstrip("\n"))

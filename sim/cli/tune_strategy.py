@@ -27,10 +27,13 @@ from sim.cli.options import (
     QuietOption,
     RuleOption,
     SchedulerOption,
+    WorkersOption,
+    announce_compiling,
     check_seed,
     data_path,
     rules_from_options,
     with_rules_options,
+    worker_processes,
 )
 from sim.distributed import check_backend
 from sim.errors import InputError
@@ -121,8 +124,7 @@ def tune_strategy(
         Path | None, typer.Option("--resume", help="Go on with the run in this folder (its "
                                                    "stored settings; --trials may be raised).")
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
-                                                                 "do not depend on it.")] = 1,
+    workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     tiles: DataOption = None,
@@ -142,7 +144,9 @@ def tune_strategy(
     NAME@OUT/tuned.toml in any command) only when the chosen trial's gain over the start on
     fresh deals is shown (the lower end of its simultaneous 95% interval above 0, and the
     --guard minimum met); otherwise it prints 'no gain shown on fresh deals' and keeps the best
-    trial's values in OUT/candidate.toml, marked as such (exit code 0 either way). Also
+    trial's values in OUT/candidate.toml, marked as such (exit code 0 either way): an interval
+    that includes 0 is no gain shown, whatever the point estimate. Sampled values are played
+    rounded to 4 significant digits, so tuned.toml holds exactly the values measured. Also
     OUT/report.md and OUT/progress.png; the optimiser's state is OUT/study.sqlite3, so Ctrl-C
     loses at most the trial being played and --resume OUT goes on with the same trials (with
     --league, with the round in progress)."""
@@ -160,8 +164,7 @@ def tune_strategy(
     )
 
     check_seed(seed)
-    if workers < 1:
-        raise InputError(f"--workers: must be at least 1, got {workers}")
+    workers = worker_processes(workers)
     check_backend(backend, scheduler)
     command = "sim " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     if resume is not None:
@@ -189,6 +192,11 @@ def tune_strategy(
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings.strategy)
         folder = out or Path(f"runs/tune-{safe}")
         check_output_folder(folder, settings, resume=False)
+    # Said before the bar, which would otherwise sit at 0 while the kernels compile.
+    announce_compiling(get_game(settings.game), "play_shard",
+                       strategies=[text.split(":")[0].split("@")[0] for text in
+                                   [settings.strategy, *settings.field, settings.guard or ""]
+                                   if text])
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn()]

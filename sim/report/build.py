@@ -372,11 +372,10 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
         return []
     players, rules = panel
     blocks: list[Block] = [Heading("Construction token and tree-pick order", 3),
-                           Paragraph("Tree phase k (k = 0, 1, ...) is led by seat k mod players, "
-                                     "so seat s picks at position (s - k) mod players (seats here "
-                                     "counted from 0); when the light tiles drawn are not a "
-                                     "multiple of the player count, the first seats lead one "
-                                     "phase more.")]
+                           Paragraph("Tree phase k (k = 1, 2, ...) is led by seat 1 + (k - 1) "
+                                     "mod players, so every seat leads in turn from seat 1 on; "
+                                     "when the light tiles drawn are not a multiple of the player "
+                                     "count, the first seats lead one phase more.")]
     if analysis.token_effect is not None:
         for row in analysis.token_effect.iter_rows(named=True):
             blocks.append(Paragraph(
@@ -756,10 +755,11 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     toml = reproducing_config(batch.manifest)
     if toml is not None:
         write_text_atomic(out_dir / CONFIG_FILE, toml)
-    write_text_atomic(html_path, render_html(title, blocks))
-    for name, png in figures.items():
-        write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)
-    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR))
+    write_text_atomic(html_path, render_html(title, blocks, svg_dir=FIGURE_DIR))
+    for name, image in figures.items():
+        # The PNG and, beside it, the same figure as SVG (for slides and print).
+        plots.write_figure_files(out_dir / FIGURE_DIR, name, image)
+    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
     buffer = io.BytesIO()
     summary = summary_table(analysis)
     sections = [*card_summary_rows(analysis), *unfolding_summary_rows(analysis),

@@ -4,6 +4,9 @@ and cards dealt face down and kept (its nature spirits), in the words the game g
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import polars as pl
 
@@ -28,6 +31,8 @@ from sim.stats.cards import CARD_MARGIN, KEEP_TOLERANCE, keep_choice, pooled, se
 
 STRONG, WEAK, OTHER = "#e08214", "#5e3c99", "#9ab7d3"
 VERDICT_COLOURS = {"strong": STRONG, "weak": WEAK}
+# More card ids than this on the x axis overlap at the figures' font size: every other one.
+MAX_CARD_TICKS = 16
 
 
 def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
@@ -208,18 +213,28 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
                 axis.plot(position, limit, marker="^", color="black", clip_on=False)
             if has and value - below < -limit:
                 axis.plot(position, -limit, marker="v", color="black", clip_on=False)
-        axis.set_xticks(positions, [str(c) for c in panel["card"]], fontsize=10)
+        # Many cards: every other id, so that the labels stay legible (the table has all).
+        step = max(1, math.ceil(len(positions) / MAX_CARD_TICKS))
+        axis.set_xticks(positions[::step], [str(c) for c in panel["card"]][::step])
         axis.set_xlabel(f"{noun.capitalize()} (id), weakest to strongest")
         axis.set_ylabel(label)
         axis.set_title(plots._panel_title(players, rules))
-        axis.legend(handles=[plots.Patch(color=STRONG, label="too strong"),
-                             plots.Patch(color=WEAK, label="too weak"),
-                             plots.Patch(color=OTHER, label="fair or undecided"),
-                             plots.Patch(facecolor="white", edgecolor="black",
-                                         label="no interval (weak first stage)"),
-                             plots.Patch(color="grey", alpha=0.3,
-                                         label=f"average {noun} ± {margin:g} points")],
-                    loc="upper left", framealpha=0.9, fontsize=9)
+        # The legend lists only what the chart draws (no "too strong" when no card is).
+        drawn = {v if b else "" for v, b in zip(panel["verdict"], bounded, strict=True)}
+        handles = []
+        if "strong" in drawn:
+            handles.append(plots.Patch(color=STRONG, label="too strong"))
+        if "weak" in drawn:
+            handles.append(plots.Patch(color=WEAK, label="too weak"))
+        if drawn - {"strong", "weak", ""}:
+            handles.append(plots.Patch(color=OTHER, label="fair or undecided"))
+        if "" in drawn:
+            handles.append(plots.Patch(facecolor="white", edgecolor="black",
+                                       label="no interval (weak first stage)"))
+        handles.append(plots.Patch(color="grey", alpha=0.3,
+                                   label=f"average {noun} ± {margin:g} points"))
+        axis.legend(handles=handles,
+                    loc="upper left", framealpha=0.9)
         return plots.png_bytes(figure)
 
 
@@ -426,6 +441,12 @@ def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: st
                            f"Points against the average {noun}")
 
 
+def draft_figure_name(noun: str) -> str:
+    """The file stem of the kept cards' chart: the game's noun in the plural, slugged
+    ("nature spirit" -> "nature-spirits")."""
+    return re.sub(r"[^a-z0-9]+", "-", _plural(noun).lower()).strip("-") or "drafts"
+
+
 def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
     """The section of the cards dealt and kept (nothing when none was kept)."""
     game = get_game(analysis.batch.game)
@@ -457,8 +478,9 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
             choices = keep_choice(everything)
             blocks += [Paragraph(t) for t in draft_sentences(effects, descriptives, noun,
                                                              margin, choices)]
-        if (panel_players, panel_rules) == (players, rules) and "drafts" in figures:
-            blocks.append(Figure("drafts", figures["drafts"],
+        figure_name = draft_figure_name(noun)
+        if (panel_players, panel_rules) == (players, rules) and figure_name in figures:
+            blocks.append(Figure(figure_name, figures[figure_name],
                                  f"What keeping each {noun} is worth against the average one, "
                                  f"through being dealt it, with simultaneous 95% intervals; "
                                  f"the band is ±{margin:g} points."))
@@ -510,8 +532,9 @@ def card_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, b
         drawn["cards"] = card_chart(analysis.card_effects, players, rules,
                                     game.card_columns().noun, analysis.card_margin)
     if game.draft_columns() is not None:
-        drawn["drafts"] = draft_chart(analysis.draft_effects, players, rules,
-                                      game.draft_columns().noun, analysis.card_margin)
+        noun = game.draft_columns().noun
+        drawn[draft_figure_name(noun)] = draft_chart(analysis.draft_effects, players, rules,
+                                                     noun, analysis.card_margin)
     return {name: png for name, png in drawn.items() if png is not None}
 
 

@@ -123,9 +123,15 @@ def _contents(blocks: list[Block], anchors: dict[int, str]) -> str:
     return f'<nav class="contents"><h2>Contents</h2><ul>{"".join(items)}</ul></nav>'
 
 
-def render_html(title: str, blocks: list[Block]) -> str:
+def _has_svg(block: Figure) -> bool:
+    return bool(getattr(block.png, "svg", b""))
+
+
+def render_html(title: str, blocks: list[Block], svg_dir: str | None = None) -> str:
     """One self-contained HTML page: inline style sheet, figures as base64 PNG data URIs, a
-    table of contents linking every section heading."""
+    table of contents linking every section heading. With ``svg_dir`` (the folder, relative
+    to the page, where the caller writes each figure's SVG as ``<name>.svg``), a figure that
+    carries its SVG (``sim.report.plots.FigureImage``) links it ("SVG") under its caption."""
     anchors = heading_anchors(blocks)
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -159,9 +165,13 @@ def render_html(title: str, blocks: list[Block]) -> str:
                          f"<tbody>{body}</tbody></table></div>")
         elif isinstance(block, Figure):
             data = base64.b64encode(block.png).decode("ascii")
+            link = ""
+            if svg_dir is not None and _has_svg(block):
+                target = html.escape(f"{svg_dir}/{block.name}.svg", quote=True)
+                link = f' <a href="{target}">SVG</a>'
             parts.append(f"<figure><img alt=\"{html.escape(block.caption)}\" "
                          f"src=\"data:image/png;base64,{data}\"><figcaption>"
-                         f"{html.escape(block.caption)}</figcaption></figure>")
+                         f"{html.escape(block.caption)}{link}</figcaption></figure>")
         elif isinstance(block, Links):
             items = "".join(f"<li><a href=\"{html.escape(target, quote=True)}\">"
                             f"{html.escape(text)}</a></li>" for text, target, _ in block.items)
@@ -179,8 +189,10 @@ def _markdown_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(title: str, blocks: list[Block], figure_dir: str) -> str:
-    """Markdown with figures referenced as ``figure_dir/<name>.png`` (written by the caller)."""
+def render_markdown(title: str, blocks: list[Block], figure_dir: str,
+                    svg_links: bool = False) -> str:
+    """Markdown with figures referenced as ``figure_dir/<name>.png`` (written by the caller);
+    with ``svg_links``, a figure carrying its SVG links ``figure_dir/<name>.svg`` too."""
     parts = [f"# {title}"]
     for block in blocks:
         if isinstance(block, Heading):
@@ -197,7 +209,10 @@ def render_markdown(title: str, blocks: list[Block], figure_dir: str) -> str:
                       for row in block.rows]
             parts.append("\n".join(lines))
         elif isinstance(block, Figure):
-            parts.append(f"![{block.caption}]({figure_dir}/{block.name}.png)\n\n*{block.caption}*")
+            link = (f" ([SVG]({figure_dir}/{block.name}.svg))"
+                    if svg_links and _has_svg(block) else "")
+            parts.append(f"![{block.caption}]({figure_dir}/{block.name}.png)\n\n"
+                         f"*{block.caption}*{link}")
         elif isinstance(block, Links):
             parts.append("\n".join(f"- [{text}]({target})" for text, _, target in block.items))
         elif isinstance(block, Monospace):

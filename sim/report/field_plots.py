@@ -113,13 +113,14 @@ def headline_figure(title: str, findings: list[FieldFinding]) -> Iterator:
     limits = _shared_limits(findings)
     margins = {f.scale * f.judgement.margin for f in findings if f.kind == KIND_EFFECT}
     one_band = len(margins) == 1 and all(f.kind == KIND_EFFECT for f in findings)
-    with styled_figure(len(names), title) as (figure, axes):
-        # Wide enough for every member's label in every panel (at most twice a slide's width).
-        width = min(22.0, max(11.0, 1.5 + len(names) * (1.2 + 0.45 * len(findings))))
-        figure.set_size_inches(width, 6.2)
+    # Two fields side by side while their members' labels fit, one a row beyond (a phone
+    # shows a figure ``FIGURE_WIDTH`` wide; see ``sim.report.plots``).
+    columns = 2 if len(findings) <= UPRIGHT_LABELS else 1
+    with styled_figure(len(names), title, columns=columns) as (figure, axes):
         for column, (axis, name) in enumerate(zip(axes, names, strict=True)):
             if column:
                 axis.sharey(axes[0])
+            if column % columns:
                 axis.tick_params(labelleft=False)
             if any(f.kind == KIND_EFFECT for f in findings):
                 axis.axhline(0.0, color="black", linewidth=1.0)
@@ -149,7 +150,8 @@ def headline_figure(title: str, findings: list[FieldFinding]) -> Iterator:
                             ha="right" if turned else "center")
             axis.set_xlim(-0.6, len(findings) - 0.4)
         axes[0].set_ylim(*limits)
-        axes[0].set_ylabel(_unit_label(findings))
+        for axis in axes[::columns]:
+            axis.set_ylabel(_unit_label(findings))
         yield figure
 
 

@@ -1,13 +1,24 @@
-"""The report's figures: matplotlib (Agg), one style, PNG bytes sized for a 16:9 slide.
+"""The report's figures: matplotlib (Agg), one style, PNG (with SVG beside it) for a slide.
 
-Each function takes the statistics' tables and returns PNG bytes, or None when there is nothing
-to draw. Titles say what is shown, axes carry units, intervals are drawn as bars or bands.
+Each function takes the statistics' tables and returns a ``FigureImage`` (PNG bytes that also
+carry the SVG of the same figure), or None when there is nothing to draw. Titles say what is
+shown, axes carry units, intervals are drawn as bars or bands.
+
+Legibility rule (one for every figure): a figure is shown at most as wide as a phone's page
+(``PHONE_PAGE_PX``), and there its smallest text must still be ``MIN_TEXT_PX`` high. Text of
+``p`` points on a figure ``w`` inches wide shown ``d`` pixels wide is ``p / 72 * d / w`` pixels
+high whatever the resolution, so the smallest font is ``MIN_TEXT_PX * 72 * w / d`` points
+(``smallest_font_points``): 14.2 points on the standard ``FIGURE_WIDTH`` of 7.5 inches.
+``styled_figure`` sets its fonts from it and ``png_bytes`` raises any text drawn smaller.
 """
 
 from __future__ import annotations
 
 import io
+import math
+import textwrap
 from contextlib import contextmanager
+from pathlib import Path
 
 import matplotlib
 
@@ -17,51 +28,160 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
+# A 390 px phone less the report page's side margins (1.5em each at 16 px): the width a figure
+# is shown at on a phone.
+PHONE_PAGE_PX = 390 - 2 * 24
+MIN_TEXT_PX = 9.0
+FIGURE_WIDTH = 7.5  # inches; 16:9 with FIGURE_HEIGHT, 1200 px wide at SAVE_DPI
+FIGURE_HEIGHT = 4.2
+SAVE_DPI = 160
+
+
+def smallest_font_points(width_inches: float) -> float:
+    """The smallest font (points) legible on a figure ``width_inches`` wide: ``MIN_TEXT_PX``
+    high when the figure is shown ``PHONE_PAGE_PX`` wide (see the module docstring)."""
+    return MIN_TEXT_PX * 72.0 * width_inches / PHONE_PAGE_PX
+
+
+SMALLEST_FONT = math.ceil(smallest_font_points(FIGURE_WIDTH))  # 15 points
 STYLE = {
-    "figure.figsize": (11.0, 6.2),  # 16:9, readable when a slide shows it full width
+    "figure.figsize": (FIGURE_WIDTH, FIGURE_HEIGHT),
     "figure.dpi": 100,
-    "savefig.dpi": 110,
-    "font.size": 14,
-    "axes.titlesize": 17,
+    "savefig.dpi": SAVE_DPI,
+    "font.size": SMALLEST_FONT,
+    "axes.titlesize": SMALLEST_FONT + 2,
     "axes.titleweight": "bold",
-    "axes.labelsize": 15,
-    "xtick.labelsize": 13,
-    "ytick.labelsize": 13,
-    "legend.fontsize": 13,
+    "axes.labelsize": SMALLEST_FONT + 1,
+    "xtick.labelsize": SMALLEST_FONT,
+    "ytick.labelsize": SMALLEST_FONT,
+    "legend.fontsize": SMALLEST_FONT,
+    "legend.title_fontsize": SMALLEST_FONT,
+    "figure.titlesize": SMALLEST_FONT + 3,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]),
+    # The same SVG bytes for the same figure: element ids from a fixed salt, not a random one.
+    "svg.hashsalt": "sim-report",
 }
 NEUTRAL = "#1f77b4"
 # The removed-tile chart: neither colour reads as "good" or "bad" (a tile whose removal raises
 # scores is not a good tile, nor a bad one); the chart's legend says what each colour means.
 SCORE_UP, SCORE_DOWN = "#e08214", "#5e3c99"
 MAX_PANELS = 4
+# Beyond this many panels side by side they are laid out in rows (a phone shows two at most).
+MAX_COLUMNS = 2
+# Relative luminance below which white text reads better than black (the point where the
+# contrast ratios of the two are equal, WCAG 2).
+DARK_LUMINANCE = 0.179
+
+
+class FigureImage(bytes):
+    """A figure's PNG bytes (use them as any bytes) that also carry the same figure as SVG
+    (``svg``; empty when not drawn)."""
+
+    svg: bytes
+
+    def __new__(cls, png: bytes, svg: bytes = b""):
+        image = super().__new__(cls, png)
+        image.svg = svg
+        return image
+
+
+def wrap_title(text: str, font_points: float, width_inches: float = FIGURE_WIDTH) -> str:
+    """``text`` broken into lines that fit a figure ``width_inches`` wide at ``font_points``
+    (an average bold glyph is taken as 0.62 em wide)."""
+    characters = max(16, int(width_inches * 72 / (0.62 * font_points)))
+    return "\n".join(textwrap.fill(line, characters, break_on_hyphens=False)
+                     for line in text.split("\n"))
+
+
+def wrap_titles(figure) -> None:
+    """Break the figure's title and every panel's title into lines that fit their width (a
+    panel's subtitle such as "4 players; unfair within ±5 pp; p = ..." runs past a narrow
+    panel)."""
+    width = figure.get_size_inches()[0]
+    titles = [(figure._suptitle, width)] if figure._suptitle is not None else []
+    titles += [(axis.title, axis.get_position().width * width) for axis in figure.axes]
+    for title, inches in titles:
+        if title.get_text():
+            title.set_text(wrap_title(title.get_text(), title.get_fontsize(), inches))
 
 
 @contextmanager
-def styled_figure(panels: int = 1, title: str = ""):
-    """A styled figure with ``panels`` axes side by side; yields (figure, axes list)."""
+def styled_figure(panels: int = 1, title: str = "", columns: int = MAX_COLUMNS):
+    """A styled figure ``FIGURE_WIDTH`` wide with ``panels`` axes, at most ``columns`` side by
+    side and the rest in rows below (each row as tall as a one-row figure); yields (figure,
+    axes list in reading order). Fonts follow the legibility rule (module docstring)."""
+    columns = max(1, min(panels, columns))
+    rows = math.ceil(panels / columns)
     with plt.rc_context(STYLE):
-        figure, axes = plt.subplots(1, panels, squeeze=False)
+        figure, axes = plt.subplots(rows, columns, squeeze=False,
+                                    figsize=(FIGURE_WIDTH, FIGURE_HEIGHT * rows))
+        flat = list(axes.flat)
+        for spare in flat[panels:]:
+            spare.remove()
         if title:
-            figure.suptitle(title, fontsize=18, fontweight="bold")
+            figure.suptitle(wrap_title(title, STYLE["figure.titlesize"]),
+                            fontweight="bold")
         try:
-            yield figure, list(axes[0])
+            yield figure, flat[:panels]
         finally:
             plt.close(figure)
 
 
-def png_bytes(figure) -> bytes:
-    """The figure laid out tight, as PNG bytes."""
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+def raise_small_text(figure) -> None:
+    """Raise every text of ``figure`` smaller than the legibility rule allows for its width
+    (explicit small sizes included) to that size."""
+    smallest = smallest_font_points(figure.get_size_inches()[0])
+    for text in figure.findobj(Text):
+        if text.get_text() and text.get_fontsize() < smallest:
+            text.set_fontsize(smallest)
+
+
+def png_bytes(figure) -> FigureImage:
+    """The figure laid out tight, as PNG bytes carrying its SVG (the same bytes for the same
+    figure: no date in the SVG, a fixed id salt, and Agg writes no timestamp)."""
+    raise_small_text(figure)
+    wrap_titles(figure)
+    if figure.get_layout_engine() is None:
+        # A figure with its own layout (constrained: a colour bar shared by panels) keeps it.
+        figure.tight_layout()
+    png, svg = io.BytesIO(), io.BytesIO()
+    with plt.rc_context({"svg.hashsalt": STYLE["svg.hashsalt"]}):
+        figure.savefig(png, format="png", dpi=SAVE_DPI)
+        figure.savefig(svg, format="svg", metadata={"Date": None})
+    return FigureImage(png.getvalue(), svg.getvalue())
+
+
+def write_figure_files(folder: Path, name: str, image: bytes) -> list[Path]:
+    """Write ``image`` as ``folder/name.png`` and, when it carries one, its SVG as
+    ``folder/name.svg`` beside it; the paths written."""
+    from sim.files import write_bytes_atomic
+
+    paths = [Path(folder) / f"{name}.png"]
+    write_bytes_atomic(paths[0], bytes(image))
+    svg = getattr(image, "svg", b"")
+    if svg:
+        paths.append(Path(folder) / f"{name}.svg")
+        write_bytes_atomic(paths[1], svg)
+    return paths
+
+
+def relative_luminance(rgba) -> float:
+    """The WCAG relative luminance of a colour (RGB(A) in 0..1)."""
+    channels = np.asarray(rgba[:3], dtype=float)
+    linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def text_colour_on(rgba) -> str:
+    """White on a dark background colour, black on a light one (by relative luminance)."""
+    return "white" if relative_luminance(rgba) < DARK_LUMINANCE else "black"
 
 
 def _panel_title(players: int, rules: str) -> str:
@@ -123,7 +243,7 @@ def seat_win_rates(seats: pl.DataFrame, tests: pl.DataFrame) -> bytes | None:
             axis.set_xticks(panel["seat"].to_numpy() + 1)
             axis.set_xlabel("Seat (1 = first player)")
             axis.set_ylabel("Win rate (% of games)")
-            axis.legend(loc="lower right")
+            axis.legend(loc="best")  # clear of the bars, whichever seat is low
         return png_bytes(figure)
 
 
@@ -138,14 +258,17 @@ def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes |
     grid = np.full((len(names), len(names)), np.nan)
     for row in panel.iter_rows(named=True):
         grid[names.index(row["strategy"]), names.index(row["opponent"])] = 100 * row["ahead_rate"]
-    with styled_figure(1, "Head to head: row strategy finishes ahead of column strategy") as (
-            figure, axes):
+    with styled_figure(1, "Head to head: row finishes ahead of column") as (figure, axes):
         axis = axes[0]
         image = axis.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
         axis.grid(False)
         for (i, j), value in np.ndenumerate(grid):
-            if not np.isnan(value):
-                axis.text(j, i, f"{value:.1f}%", ha="center", va="center", fontsize=14)
+            if i == j:
+                # A strategy does not meet itself: a dash says so (a blank cell reads as lost).
+                axis.text(j, i, "\u2014", ha="center", va="center", color="black")
+            elif not np.isnan(value):
+                colour = text_colour_on(image.cmap(image.norm(value)))
+                axis.text(j, i, f"{value:.1f}%", ha="center", va="center", color=colour)
         axis.set_xticks(range(len(names)), names, rotation=20, ha="right")
         axis.set_yticks(range(len(names)), names)
         axis.set_xlabel("Opponent strategy")
@@ -270,9 +393,10 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
     panel = running.filter((pl.col("players") == players) & (pl.col("rules") == rules))
     if panel.is_empty():
         return None
-    metrics = (("mean_score", "Mean score (points per player)", 1.0, ""),
-               ("seat_0_win_rate", "Seat 1 (first player) win rate (% of games)", 100.0, "%"))
-    with styled_figure(2, "Convergence: estimate and 95% CI as games accumulate") as (figure, axes):
+    metrics = (("mean_score", "Mean score (points)", 1.0, ""),
+               ("seat_0_win_rate", "Seat 1 win rate (%)", 100.0, "%"))
+    with styled_figure(2, "Convergence: estimate and 95% CI as games accumulate",
+                       columns=1) as (figure, axes):
         for axis, (metric, label, scale, unit) in zip(axes, metrics, strict=True):
             part = panel.filter(pl.col("metric") == metric).sort("games")
             games = part["games"].to_numpy()
@@ -320,6 +444,29 @@ def category_points(categories: pl.DataFrame | None, players: int, rules: str) -
                      yerr=[means - lows, highs - means], capsize=3)
         axes.set_xticks(np.arange(len(names)), names)
         axes.set_ylabel("mean points per player")
-        axes.set_title(_panel_title(players, rules), fontsize=14, fontweight="normal")
+        axes.set_title(_panel_title(players, rules), fontweight="normal")
         axes.legend(title="strategy")
         return png_bytes(figure)
+
+
+def useful_range(values: np.ndarray, lows: np.ndarray, highs: np.ndarray,
+                 min_spread: float = 0.0) -> tuple[float, float, np.ndarray]:
+    """An axis range that shows most entries well: the entries whose value lies within three
+    interquartile ranges (at least ``min_spread``) of the quartiles are kept whole (value and
+    interval, with a margin); the others are off the scale. Returns (left, right, mask of the
+    entries off the scale); with fewer than four entries none is."""
+    values = np.asarray(values, dtype=float)
+    off = np.zeros(values.size, dtype=bool)
+    if values.size >= 4:
+        first, third = np.percentile(values, [25, 75])
+        reach = 3.0 * max(third - first, min_spread)
+        off = (values < first - reach) | (values > third + reach)
+    kept = ~off
+    ends = np.concatenate([np.asarray(lows, dtype=float)[kept],
+                           np.asarray(highs, dtype=float)[kept], values[kept]])
+    ends = ends[np.isfinite(ends)]
+    if ends.size == 0:
+        return -1.0, 1.0, off
+    left, right = float(ends.min()), float(ends.max())
+    pad = 0.08 * (right - left) if right > left else max(abs(right), 1.0)
+    return left - pad, right + pad, off

@@ -48,6 +48,7 @@ from sim.report.document import (
     render_markdown,
 )
 from sim.report.findings import format_p_value
+from sim.report.plots import write_figure_files
 from sim.report.sweep_plots import Cell, Series, metric_figure, varying_axes
 from sim.stats.seats import FAIR_MARGIN
 from sim.stats.sweep import (
@@ -801,10 +802,11 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     toml = reproducing_sweep(results, out_dir)
     if toml is not None:
         write_text_atomic(out_dir / SWEEP_CONFIG_FILE, toml)
-    write_text_atomic(html_path, render_html(title, blocks))
+    write_text_atomic(html_path, render_html(title, blocks, svg_dir=FIGURE_DIR))
     for name, png in sorted(figures.items()):
-        write_bytes_atomic(out_dir / FIGURE_DIR / f"{name}.png", png)
-    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR))
+        # The PNG, and its SVG beside it when the figure carries one (for slides).
+        write_figure_files(out_dir / FIGURE_DIR, name, png)
+    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
     for name, data in sorted((extras.files if extras else {}).items()):
         write_bytes_atomic(out_dir / name, data)
     buffer = io.BytesIO()

@@ -35,7 +35,7 @@ def test_play_json_planets_score_the_same_with_sim_score(tmp_path):
         assert [d["total"] for d in json.loads(whole.output)] == game["scores"]
         last = runner.invoke(app, ["score", str(out), "--player", str(players)])
         assert last.output.strip().endswith(f"total: {game['scores'][-1]}")
-        assert f"player {players}" in last.output
+        assert f"seat {players}" in last.output  # seats from 1, as `sim play` prints them
         beyond = runner.invoke(app, ["score", str(out), "--player", str(players + 1)])
         assert beyond.exit_code == 2 and "out of range" in beyond.output
 

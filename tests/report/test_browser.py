@@ -111,10 +111,13 @@ def test_report_renders_cleanly_in_chromium(batch, browser, request, tmp_path):
 
 def test_sweep_report_renders_cleanly_in_chromium(browser, sweep_report):
     """The sweep report (heatmaps over two axes) and a per-point report it links to; every
-    link to a point's report leads to a file that exists."""
+    link (a point's report, a figure's SVG) leads to a file that exists."""
     seen = _open(browser, sweep_report.html)
     _check("sweep report", seen, sweep_report.markdown.read_text())
-    assert len(seen["links"]) == len(sweep_report.point_reports) == 4
+    reports = [link for link in seen["links"] if link.endswith("report.html")]
+    figures = [link for link in seen["links"] if link.endswith(".svg")]
+    assert len(reports) == len(sweep_report.point_reports) == 4
+    assert figures and len(reports) + len(figures) == len(seen["links"])
     for link in seen["links"]:
         assert Path(urllib.parse.unquote(urllib.parse.urlparse(link).path)).is_file(), link
     point = sweep_report.point_reports[0]

@@ -36,7 +36,10 @@ def test_html_is_self_contained(forest_report):
     images = re.findall(r'<img [^>]*src="([^"]+)"', html)
     assert len(images) >= 6  # scores, seats, matrix, variance, tiles, light, convergence
     assert all(src.startswith("data:image/png;base64,") for src in images)
-    assert not re.search(r'(src|href)="(https?:|//|[^"#d])', html)
+    # The only links to files: each figure's SVG, written beside its PNG.
+    svgs = re.findall(r'href="(figures/[^"]+\.svg)"', html)
+    assert svgs and all((forest_report[0].html.parent / svg).is_file() for svg in svgs)
+    assert not re.search(r'(src|href)="(https?:|//|[^"#df])', html)
     assert "<link" not in html and "<script" not in html
 
 

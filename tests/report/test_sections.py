@@ -38,7 +38,8 @@ def test_card_and_spirit_sections_name_the_planted_outliers(card_report):
     assert "Nature spirit 35, the strongest estimate" in markdown
     assert "Shown too strong: 35." in markdown
     assert "Keeping, against a random choice between the two dealt" in markdown
-    assert "figures/cards.png" in markdown and "figures/drafts.png" in markdown
+    assert "figures/cards.png" in markdown and "figures/nature-spirits.png" in markdown
+    assert (card_report.markdown.parent / "figures" / "nature-spirits.svg").is_file()
     assert "### Game length" in markdown
     for wording in ("Architect", "construction token", "light tile", "Legendary"):
         assert wording not in markdown, wording
