@@ -707,6 +707,31 @@ def check_report_dir(out_dir: Path, identity: dict) -> None:
                          f"to (no {IDENTITY_FILE}); give another folder with --out, or delete it")
 
 
+def _write_summary_page(out_dir: Path, title: str, blocks: list[Block], findings: list[str],
+                        figures: dict[str, bytes], batch, toml: str | None) -> None:
+    """``summary.md`` beside the report: the design, the findings the report leads with, the
+    seat win rates and score distributions figures, the files and how to reproduce."""
+    from sim.report.summary_page import (
+        SummaryPage,
+        design_sentence,
+        pick_figures,
+        reproduce_command,
+        what_was_played_rows,
+        write_summary,
+    )
+
+    config = batch.manifest.get("config") or {}
+    reproduce = (reproduce_command("sim run", CONFIG_FILE, reproducing_output(config))
+                 if toml is not None else None)
+    write_summary(out_dir, SummaryPage(
+        title=f"{title}: summary",
+        design=design_sentence(what_was_played_rows(blocks), get_game(batch.game)),
+        findings=findings,
+        figures=pick_figures(blocks, set(figures), ["seats", "scores"]),
+        files=["summary.parquet"], config_file=CONFIG_FILE if toml is not None else None,
+        reproduce=reproduce, figure_dir=FIGURE_DIR))
+
+
 def build_report(run_dir: Path, out_dir: Path | None = None,
                  progress: Callable[[str], None] | None = None,
                  fair_margin: float = FAIR_MARGIN,
@@ -714,7 +739,8 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     """Build the report of the batch in ``run_dir``.
 
     Writes ``report.html`` (self-contained, figures embedded), ``report.md`` (figures in
-    ``figures/``) and ``summary.parquet`` (every number, long format) to ``out_dir``, by default
+    ``figures/``), ``summary.md`` (the one-page summary, ``sim.report.summary_page``) and
+    ``summary.parquet`` (every number, long format) to ``out_dir``, by default
     ``reports/<name of the batch folder>`` under the current directory. The report folder
     records which batch it belongs to (``batch.json``); a folder holding another batch's report
     is refused (``InputError``), never overwritten. ``progress`` receives one short
@@ -760,6 +786,7 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
         # The PNG and, beside it, the same figure as SVG (for slides and print).
         plots.write_figure_files(out_dir / FIGURE_DIR, name, image)
     write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
+    _write_summary_page(out_dir, title, blocks, findings, figures, batch, toml)
     buffer = io.BytesIO()
     summary = summary_table(analysis)
     sections = [*card_summary_rows(analysis), *unfolding_summary_rows(analysis),

@@ -741,6 +741,45 @@ def summary_frame(results: SweepResults) -> pl.DataFrame:
                                          if c not in ("point", "label")])
 
 
+def _write_summary_page(out_dir: Path, title: str, blocks: list[Block], results: SweepResults,
+                        field_top: list[str], field_figures: list[Figure],
+                        baseline_blocks: list[Block], figures: dict[str, bytes],
+                        written_fields: bool, reproducible: bool) -> None:
+    """``summary.md`` beside the report: the design, the findings across fields, the
+    against-baseline count lines, the results table, the first two figures of the findings
+    across fields (else the first two of the report), the files and how to reproduce."""
+    from sim.report.compare import BASELINE_PARQUET
+    from sim.report.summary_page import (
+        SummaryPage,
+        baseline_lines,
+        design_sentence,
+        pick_figures,
+        reproduce_command,
+        what_was_played_rows,
+        write_summary,
+    )
+
+    header, rows = results_table(results)
+    files = ["summary.parquet"]
+    if written_fields:
+        files.append(FIELDS_PARQUET)
+    if (out_dir / BASELINE_PARQUET).is_file() and baseline_lines(baseline_blocks):
+        files.append(BASELINE_PARQUET)
+    findings = [*field_top, *(f"Against the baseline, {line}"
+                              for line in baseline_lines(baseline_blocks))]
+    shown = pick_figures(field_figures, set(figures)) or pick_figures(blocks, set(figures))
+    reproduce = (reproduce_command("sim sweep", SWEEP_CONFIG_FILE,
+                                   results.sweep.output_as_configured) if reproducible else None)
+    game = get_game(next(iter(results.batches.values())).game)
+    write_summary(out_dir, SummaryPage(
+        title=f"{title}: summary",
+        design=design_sentence(what_was_played_rows(blocks), game),
+        findings=findings, tables=[Table(header, tuple(rows))],
+        table_notes=format_results_table(results)[len(rows) + 2:], figures=shown, files=files,
+        config_file=SWEEP_CONFIG_FILE if reproducible else None, reproduce=reproduce,
+        figure_dir=FIGURE_DIR))
+
+
 def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
                        progress: Callable[[str], None] | None = None,
                        fair_margin: float = FAIR_MARGIN, point_reports: bool = True,
@@ -749,11 +788,12 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     """Build the report of the sweep in ``sweep_dir``.
 
     Writes ``report.html`` (self-contained), ``report.md`` (figures in ``figures/``),
-    ``summary.parquet`` (every number, long format, one column per axis) and ``sweep.toml``
-    (the sweep file that plays the games again) to ``out_dir`` (default ``reports/<sweep folder
-    name>``), and, with ``point_reports``, every grid point's batch report in
-    ``points/<label>/``, linked from the page. A folder holding another sweep's report is
-    refused (``InputError``). ``extras`` adds a preset's sections (``sim tune-trees``).
+    ``summary.md`` (the one-page summary, ``sim.report.summary_page``), ``summary.parquet``
+    (every number, long format, one column per axis) and ``sweep.toml`` (the sweep file that
+    plays the games again) to ``out_dir`` (default ``reports/<sweep folder name>``), and, with
+    ``point_reports``, every grid point's batch report in ``points/<label>/``, linked from the
+    page. A folder holding another sweep's report is refused (``InputError``). ``extras`` adds
+    a preset's sections (``sim tune-trees``).
     """
     start = time.perf_counter()
 
@@ -779,7 +819,9 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
                         *field_blocks]
     # Every other point against the baseline, paired on common deals (against-baseline.parquet).
     from sim.report.compare import against_baseline_section
-    field_blocks += against_baseline_section(results, out_dir, step)
+    field_figures = [block for block in field_blocks if isinstance(block, Figure)]
+    baseline_blocks = against_baseline_section(results, out_dir, step)
+    field_blocks += baseline_blocks
     step("figures and tables")
     figures: dict[str, bytes] = {}
     extra_blocks = list(extras.blocks) if extras else []
@@ -807,6 +849,9 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
         # The PNG, and its SVG beside it when the figure carries one (for slides).
         write_figure_files(out_dir / FIGURE_DIR, name, png)
     write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
+    _write_summary_page(out_dir, title, blocks, results, field_top, field_figures,
+                        baseline_blocks, figures, written_fields=not field_frame.is_empty(),
+                        reproducible=toml is not None)
     for name, data in sorted((extras.files if extras else {}).items()):
         write_bytes_atomic(out_dir / name, data)
     buffer = io.BytesIO()
