@@ -201,7 +201,7 @@ def test_league_json_is_the_same_for_one_and_two_workers(toy, greedy_is_stronges
     (["--games", "0"], "--games: must be at least 1"),
     (["--mixed-games", "0"], "--mixed-games: must be at least 1"),
     (["--players", "3"], "--players"),
-    (["--workers", "0"], "--workers"),
+    (["--workers", "-1"], "--workers"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, arguments, message):
     result = runner.invoke(app, ["league", "--game", TOY, "--players", "2", "--quiet",

@@ -17,13 +17,14 @@ from sim.cli.options import (
     QuietOption,
     RuleOption,
     SchedulerOption,
+    WorkersOption,
     announce_compiling,
     check_seed,
     game_rules_data,
     with_rules_options,
+    worker_processes,
 )
 from sim.distributed import check_backend
-from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.games.registry import get_game
 
@@ -48,8 +49,7 @@ def league(
         int | None, typer.Option("--mixed-games", help="Games of the mixed field of all "
                                                        "members (default: --games).")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
-    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes; results "
-                                                                 "do not depend on it.")] = 1,
+    workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for league.md, league.json "
@@ -91,8 +91,7 @@ def league(
         typer.echo(verdict.line())
         raise typer.Exit(0 if verdict.on_top else 1)
     check_seed(seed)
-    if workers < 1:
-        raise InputError(f"--workers: must be at least 1, got {workers}")
+    workers = worker_processes(workers)
     check_backend(backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()

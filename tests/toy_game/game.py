@@ -56,7 +56,8 @@ class PickTwo(Game):
         return REGISTRY
 
     def report_notes(self):
-        return ["Seats are numbered from 0: seat 0 chooses first."]
+        return ["Seats are counted from 1: seat 1 chooses first. (The Parquet files count "
+                "seats from 0.)"]
 
     def column_docs(self):
         return {"pairs": "pairs of equal tiles in the final hand"}

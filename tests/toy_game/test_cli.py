@@ -50,7 +50,7 @@ def test_run_report_tournament_and_sweep(tmp_path):
     result = runner.invoke(app, ["report", str(run_dir), "--out", str(out)])
     assert result.exit_code == 0, result.output
     markdown = (out / "report.md").read_text()
-    assert "Pick Two" in markdown and "seat 0 chooses first" in markdown
+    assert "Pick Two" in markdown and "seat 1 chooses first" in markdown
     assert "Architect" not in markdown
 
     result = runner.invoke(app, ["tournament", "--game", "pick-two", "--players", "2",
