@@ -320,8 +320,8 @@ def _headlines(findings: list) -> list[tuple[str, list]]:
 
 
 def _family(finding) -> str:
-    """The family of a finding: its key's stem ("removed_tiles_mask" of
-    "removed_tiles_mask/7")."""
+    """The family of a finding: its key's stem (the column before "/", e.g. "seat_win_gap" of
+    "seat_win_gap/2")."""
     return finding.key.split("/", 1)[0]
 
 

@@ -45,7 +45,7 @@ a seeded shuffle, so the deal share and the deal-set effects are effects of the 
 gap is an effect of the seat when every field seats its strategies in a balanced way (one
 strategy everywhere, or a pool rotating so that each strategy has the same share of every
 seat); a field that fixes strategies to seats mixes the seat with who sits there, and then the
-seat findings are marked associations. A card taken or a spirit kept is a player's choice
+seat findings are marked associations. A card taken or a card kept from a deal is a player's choice
 (strong players may take the cards that fit boards already doing well): an association, never
 "the card adds N points". The field itself is chosen by the design, so a difference between
 fields, of any finding, may be called an effect of the field.
