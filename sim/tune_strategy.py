@@ -111,7 +111,7 @@ import numpy as np
 
 from sim.distributed import backend_session, check_backend
 from sim.errors import InputError
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import write_text_atomic
 from sim.games.base import Game, StrategyParameter, StrategySpec
 from sim.games.registry import get_game
 from sim.stats.clustered import contrast_intervals, ratio_means, t_critical
@@ -1545,7 +1545,10 @@ def write_outputs(result: TuneResult) -> None:
                        f"best re-evaluated one, kept so the work is not lost (see report.md).")
         write_text_atomic(result.out / kept_file,
                           format_parameters_file(s.strategy, row["values"], tuning, comment))
-    write_bytes_atomic(result.out / CURVE_FILE, progress_curve(result))
+    from sim.report.plots import write_figure_files
+
+    # The progress curve as PNG with its SVG beside it (progress.png, progress.svg).
+    write_figure_files(result.out, CURVE_FILE.removesuffix(".png"), progress_curve(result))
     write_text_atomic(result.out / REPORT_FILE, report_markdown(result))
 
 

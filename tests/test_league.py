@@ -219,6 +219,7 @@ def test_the_command_writes_its_files_and_checks_them(tmp_path, greedy_is_strong
     markdown = (out / "league.md").read_text()
     assert "win share of the row against the column" in markdown.lower()
     assert (out / "league.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (out / "league.svg").read_bytes()
     document = json.loads((out / "league.json").read_text())
     assert [m["name"] for m in document["members"]] == ["random", "greedy",
                                                          "greedy:patience=0.5"]

@@ -25,8 +25,9 @@ from sim.cli.options import (
     worker_processes,
 )
 from sim.distributed import check_backend
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import write_text_atomic
 from sim.games.registry import get_game
+from sim.report.plots import write_figure_files
 
 
 @with_rules_options
@@ -119,7 +120,7 @@ def league(
     folder = out or Path(f"reports/league-{chosen.name}-{players}p")
     write_text_atomic(folder / "league.md", markdown)
     write_text_atomic(folder / "league.json", league_json(result))
-    write_bytes_atomic(folder / "league.png", league_plot(result))
+    figures = write_figure_files(folder, "league", league_plot(result))
     typer.echo(markdown)
-    typer.echo(f"wrote {folder / 'league.md'}, {folder / 'league.json'} and "
-               f"{folder / 'league.png'}")
+    typer.echo(f"wrote {folder / 'league.md'}, {folder / 'league.json'}, "
+               + " and ".join(map(str, figures)))

@@ -48,7 +48,7 @@ def tuned(tmp_path_factory):
 
 def test_tuning_writes_a_parameters_file_every_command_reads_and_a_report(tuned):
     folder, output = tuned
-    for name in ("tuned.toml", "report.md", "progress.png", "study.sqlite3", "settings.json"):
+    for name in ("tuned.toml", "report.md", "progress.png", "progress.svg", "study.sqlite3", "settings.json"):
         assert (folder / name).is_file(), name
     spec = parse_strategy(f"greedy@{folder / 'tuned.toml'}", get_game("pick-two").strategies(),
                           "test")
@@ -102,6 +102,7 @@ def test_ladder_orders_weakest_first_with_a_slow_strategy_on_the_same_scale(tmp_
     assert "slow strategies (greedy:patience=0.5)" in result.output
     assert "casual field: random" in result.output
     assert (tmp_path / "ladder.png").is_file()
+    assert (tmp_path / "ladder.svg").read_bytes().lstrip().startswith(b"<?xml")
     assert "skill ladder" in (tmp_path / "ladder.md").read_text()
     bad = runner.invoke(app, ["ladder", "--game", "pick-two", "--players", "2",
                               "--exclude", "planner"])
