@@ -233,7 +233,8 @@ def join_pieces(pieces: list[PlayedShard]) -> PlayedShard:
 
 def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> bytes | None:
     """Drawings of the shard's highest- and lowest-scoring games (by the best score of the
-    game), replayed from their seeds, for the report."""
+    game), replayed from their seeds, for the report: the text drawing of each seat's final
+    position and its SVG (``Game.final_svgs``; null when the game draws none)."""
     # Rows come game by game, one per seat (numpy here: polars' group-by and filters cost
     # more than a shard of fast games takes to play).
     players = task.config.players
@@ -250,14 +251,18 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
                                        lineup, deals[offset], strategies[offset])
         if drawings is None:
             return None  # the game draws no positions
+        svgs = game.final_svgs(task.data, task.config.players, task.config.rules, lineup,
+                               deals[offset], strategies[offset])
         seat_scores = scores[offset][np.argsort(seats[offset])]
         for seat, drawing in enumerate(drawings):
             records.append({"game_id": game_id, "kind": kind, "seat": seat,
                             "strategy": labels[seat],
-                            "score": int(seat_scores[seat]), "drawing": drawing})
+                            "score": int(seat_scores[seat]), "drawing": drawing,
+                            "svg": None if svgs is None else svgs[seat]})
     frame = pl.DataFrame(records, schema={"game_id": pl.Int64, "kind": pl.String,
                                           "seat": pl.Int8, "strategy": pl.String,
-                                          "score": pl.Int16, "drawing": pl.String})
+                                          "score": pl.Int16, "drawing": pl.String,
+                                          "svg": pl.String})
     return parquet_bytes(frame)
 
 

@@ -217,6 +217,9 @@ class DealCovariate:
     # is counted, plural ("light tiles drawn").
     noun: str
     kind: str  # one of COVARIATE_KINDS
+    # mask / ids: the noun of the item "{n}" stands for, as ``Game.item_names`` keys it ("tile",
+    # "animal card"), so a report can name item n; "" for counts.
+    item: str = ""
 
 
 @dataclass(frozen=True)
@@ -370,6 +373,25 @@ class Game(ABC):
                        strategy_seed: int) -> list[str] | None:
         """Each seat's final position, drawn, for a game given by its seeds (the report shows
         the highest- and lowest-scoring games this way); None when the game draws nothing."""
+        return None
+
+    def final_svgs(self, data: Any, players: int, rules: dict[str, int],
+                   lineup: list[StrategySpec], deal_seed: int,
+                   strategy_seed: int) -> list[str] | None:
+        """Like ``final_drawings``, but a standalone SVG document per seat of that game's final
+        position; None when the game draws none."""
+        return None
+
+    def item_names(self, data: Any) -> dict[str, dict[int, str]]:
+        """Names of the game's numbered items, keyed by the noun the reports use for them (the
+        ``CardColumns.noun``, ``DraftColumns.noun`` and ``DealCovariate.item`` of this game):
+        item id -> a short name a designer recognises, unique within its noun. {} when the
+        game names none."""
+        return {}
+
+    def item_svg(self, noun: str, item_id: int, data: Any) -> str | None:
+        """A standalone SVG drawing of one item (a card, a spirit, a tile) named by its noun
+        (as in ``item_names``) and id; None when the game draws no such item."""
         return None
 
     def report_notes(self) -> list[str]:

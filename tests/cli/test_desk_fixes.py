@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import sim.compiling
 from sim.cli import app
-from sim.cli.play import seats_from_one
+from sim.cli.options import resolve_lineup
 from sim.compiling import kernels_named
 from sim.games.registry import get_game
 from sim.tune_strategy import SIGNIFICANT_DIGITS, progress_curve, rounded_value
@@ -37,10 +37,18 @@ def test_play_counts_seats_from_1_and_score_agrees_on_the_same_file(tmp_path):
     assert json.loads(out.read_text())["scores"][1] == int(points[1])
 
 
-def test_seats_are_renumbered_wherever_the_turn_log_names_one():
-    assert seats_from_one("trees (token with seat 0): seat 1 red; Seat 3 none") == \
-        "trees (token with seat 1): seat 2 red; Seat 4 none"
-    assert seats_from_one("seats 0 and tile 12") == "seats 0 and tile 12"
+def test_the_games_write_seats_from_1_in_every_line_of_the_turn_log():
+    """The games number seats from 1 themselves (no rewriting of their text afterwards), even
+    where a line names several (the tree phase's token holder and takers); the JSON keeps
+    0-based seats."""
+    forests = get_game("legendary-forests")
+    played = forests.play_one(forests.load_data(None), 2, forests.default_rules(),
+                              resolve_lineup(forests, ["greedy"], 2), 3)
+    assert "trees (token with seat 1): seat 1 " in played.text
+    assert "trees (token with seat 2): seat 2 " in played.text
+    assert not re.search(r"\bseat 0\b", played.text)
+    seats = {tree["seat"] for turn in played.document["turns"] for tree in turn["trees"]}
+    assert seats == {0, 1}
 
 
 def test_the_compile_line_says_which_kernels_when_one_game_and_batches_differ():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 
 from sim.games.base import Game, PlayedGame, RulesParameter, ScoredFile, StrategySpec
@@ -165,9 +167,9 @@ class PickTwo(Game):
         deal_seed, strategy_seed = single_game_seeds(seed)
         columns, log = self._one(data, rules, lineup, deal_seed, strategy_seed)
         lines = [f"Pick Two, seed {seed}"]
-        lines += [f"  round {r + 1}: seat {s} takes tile {pick}" for r, s, pick in log]
+        lines += [f"  round {r + 1}: seat {s + 1} takes tile {pick}" for r, s, pick in log]
         scores = [int(v) for v in columns["score"]]
-        lines += [f"seat {s} ({lineup[s].label()}): {scores[s]} points" for s in range(PLAYERS)]
+        lines += [f"seat {s + 1} ({lineup[s].label()}): {scores[s]} points" for s in range(PLAYERS)]
         document = {"game": self.name, "seed": seed, "rules": dict(rules),
                     "strategies": [spec.label() for spec in lineup], "scores": scores,
                     "picks": [list(entry) for entry in log]}
@@ -189,6 +191,26 @@ class PickTwo(Game):
     def final_drawings(self, data, players, rules, lineup, deal_seed, strategy_seed):
         self._one(data, rules, lineup, deal_seed, strategy_seed)
         return [" ".join(str(int(t)) for t in hand) for hand in self.last_hands]
+
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """Each seat's final hand as a small SVG (the tile numbers in a row), headed with the
+        seat from 1 and the score: what ``sim play --svg`` and the runner's notable games
+        carry."""
+        columns, _ = self._one(data, rules, lineup, deal_seed, strategy_seed)
+        drawings = []
+        for seat, hand in enumerate(self.last_hands):
+            tiles = [int(t) for t in hand]
+            width = max(220, 30 * len(tiles) + 20)
+            boxes = "".join(f'<rect class="tile" x="{10 + 30 * k}" y="34" width="26" height="26" '
+                            f'fill="#eeeeee" stroke="#333333"/><text x="{23 + 30 * k}" y="52" '
+                            f'font-size="12" text-anchor="middle">{tile}</text>'
+                            for k, tile in enumerate(tiles))
+            heading = (f"Seat {seat + 1} ({escape(lineup[seat].label())}): "
+                       f"{int(columns['score'][seat])} points")
+            drawings.append(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} 70">'
+                            f'<title>Pick Two hand: {heading}</title><text x="10" y="20" '
+                            f'font-size="13">{heading}</text>{boxes}</svg>\n')
+        return drawings
 
     def score_file(self, path, data):
         hand, pairs, score = score_position(path)

@@ -37,6 +37,7 @@ from sim.games.harmonies.position import Board, board_from_state, load_board, sc
 from sim.games.harmonies.results import GameResults
 from sim.games.harmonies.scoring import CATEGORY_NAMES
 from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK
+from sim.games.harmonies.svg import board_svg, card_names, card_svg
 from sim.games.harmonies.tables import EngineTables, build_tables
 from sim.games.strategy import KIND_BUILTIN
 from sim.loops.harmonies.dispatch import (
@@ -58,6 +59,10 @@ from sim.loops.harmonies.loop import (
 from sim.seeding import single_game_seeds
 from strategies.harmonies import REGISTRY
 
+# What the reports call the cards (the nouns of ``card_columns``, ``draft_columns`` and the
+# deal covariate, and the keys of ``item_names``).
+ANIMAL_NOUN = "animal card"
+SPIRIT_NOUN = "nature spirit"
 MOUNTAIN_PRESETS = (None, "seed-text")  # by the value of the mountain_points parameter
 
 RULES_PARAMETERS = (
@@ -138,21 +143,37 @@ class Harmonies(Game):
 
     def card_columns(self) -> CardColumns:
         """The animal cards taken from the face-up row (``_card_columns``)."""
-        return CardColumns(noun="animal card", cards="cards_taken", rounds="card_rounds",
+        return CardColumns(noun=ANIMAL_NOUN, cards="cards_taken", rounds="card_rounds",
                            offers="card_offers", completed="card_completed",
                            points="card_points", progress="card_cubes", progress_noun="cube",
                            opening="card_opening_row")
 
     def draft_columns(self) -> DraftColumns:
         """The two nature spirits dealt and the one kept (the variant)."""
-        return DraftColumns(noun="nature spirit", dealt="spirits_dealt", kept="spirit_kept",
+        return DraftColumns(noun=SPIRIT_NOUN, dealt="spirits_dealt", kept="spirit_kept",
                             bonus="points_spirit", enabled_by="spirits")
 
     def deal_covariates(self) -> tuple[DealCovariate, ...]:
         """The animal cards face up after the deal (the deck's first cards, before anyone
         chooses): what the shuffle decides, unlike the cards a player takes."""
         return (DealCovariate("card_opening_row", "animal card {n} face up at the deal",
-                              COVARIATE_IDS),)
+                              COVARIATE_IDS, item=ANIMAL_NOUN),)
+
+    def item_names(self, data: GameData) -> dict[str, dict[int, str]]:
+        """The animal cards by their animal, the nature spirits by their name or, in the
+        shipped data (which names none), by their bonus (``svg.card_names``)."""
+        names = card_names((*data.animals, *data.spirits))
+        return {ANIMAL_NOUN: {card.id: names[card.id] for card in data.animals},
+                SPIRIT_NOUN: {card.id: names[card.id] for card in data.spirits}}
+
+    def item_svg(self, noun: str, item_id: int, data: GameData) -> str | None:
+        """A drawing of an animal card or a nature spirit (``svg.card_svg``); None for another
+        noun or an unknown id."""
+        cards = {ANIMAL_NOUN: data.animals, SPIRIT_NOUN: data.spirits}.get(noun, ())
+        card = next((card for card in cards if card.id == item_id), None)
+        if card is None:
+            return None
+        return card_svg(card, self.item_names(data)[noun][item_id])
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) plays first in every round."""
@@ -367,7 +388,8 @@ class Harmonies(Game):
         game = play_recorded_game(tables, positions, ids, deal_seed, strategy_seed, rows,
                                   variant=variant)
         cards = data.card_by_id()
-        names = [f"seat {seat} ({spec.label()})" for seat, spec in enumerate(lineup)]
+        # Seats from 1 in the text, as a person reads them (the JSON keeps 0-based seats).
+        names = [f"seat {seat + 1} ({spec.label()})" for seat, spec in enumerate(lineup)]
         rule_text = ", ".join(f"{p.name}={dict((v, n) for n, v in p.choices)[rules[p.name]]}"
                               for p in RULES_PARAMETERS)
         lines = [f"Harmonies, {players} player(s), seed {seed}, rules: {rule_text}"]
@@ -416,6 +438,23 @@ class Harmonies(Game):
                       for i, name in enumerate(CATEGORY_NAMES)}
             points["total"] = int(game.results.total[0, seat])
             drawings.append(f"{self._category_line(points)}\n{draw_board(board, data)}")
+        return drawings
+
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """Each seat's final board as an SVG document headed "Seat n (strategy): points" (seats
+        from 1) with the points by category, for the game these seeds give."""
+        tables = self.tables(data, players, rules)
+        ids, rows, variant = self._policy_ids(lineup)
+        game = play_game(tables, ids, int(deal_seed), int(strategy_seed), parameters=rows,
+                         variant=variant)
+        drawings = []
+        for seat, board in enumerate(self._boards(data, tables, game.public, players, rules)):
+            points = {name: int(game.results.category_points[0, seat, i])
+                      for i, name in enumerate(CATEGORY_NAMES)}
+            total = int(game.results.total[0, seat])
+            detail = ", ".join(f"{name} {points[name]}" for name in CATEGORY_NAMES)
+            drawings.append(board_svg(board, data, f"Seat {seat + 1} ({lineup[seat].label()}): "
+                                      f"{total} points", detail))
         return drawings
 
     def score_file(self, path, data):

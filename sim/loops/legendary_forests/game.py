@@ -38,6 +38,7 @@ from sim.games.legendary_forests.rules import (
     planet_score,
     tile_arrays,
 )
+from sim.games.legendary_forests.svg import planet_svg, tile_names, tile_svg
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
@@ -59,6 +60,10 @@ from sim.loops.legendary_forests.loop import (
 from sim.loops.rebind import rebind
 from sim.seeding import single_game_seeds
 from strategies.legendary_forests import REGISTRY
+
+# What the reports call a tile (the ``DealCovariate.item`` of the removed tiles and the key of
+# ``item_names``).
+TILE_NOUN = "tile"
 
 RULES_PARAMETERS = (
     RulesParameter("removed_tiles", 5, 0, 62,
@@ -111,8 +116,21 @@ class LegendaryForests(Game):
     def deal_covariates(self) -> tuple[DealCovariate, ...]:
         """What the shuffle decides: the tiles removed unseen, and how many light tiles come
         up (the tree phases), both the same for every seat and replay of a deal."""
-        return (DealCovariate("removed_tiles_mask", "tile {n} removed unseen", COVARIATE_MASK),
+        return (DealCovariate("removed_tiles_mask", "tile {n} removed unseen", COVARIATE_MASK,
+                              item=TILE_NOUN),
                 DealCovariate("light_tiles_drawn", "light tiles drawn", COVARIATE_COUNT))
+
+    def item_names(self, data: TileSet) -> dict[str, dict[int, str]]:
+        """Every tile by number, named from its areas (``svg.tile_names``): the tiles have
+        only numbers in print."""
+        return {TILE_NOUN: tile_names(data)}
+
+    def item_svg(self, noun: str, item_id: int, data: TileSet) -> str | None:
+        """A drawing of tile ``item_id`` (north up, with its name); None for another noun or
+        a number outside the set."""
+        if noun != TILE_NOUN or not 1 <= item_id <= data.size:
+            return None
+        return tile_svg(data, item_id)
 
     def report_notes(self) -> list[str]:
         """Seat 1 (0 in Parquet) is the Architect and leads the first tree phase."""
@@ -353,6 +371,15 @@ class LegendaryForests(Game):
             drawings.append(draw_planet(planet, data))
         return drawings
 
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+        """Each seat's final planet as an SVG document headed "Seat n (strategy): points" (seats
+        from 1), for a game given by its seeds."""
+        table, _ = self._play_seeded(data, players, rules, lineup, deal_seed, strategy_seed)
+        return [planet_svg(planet_of(data, table, player), data,
+                           f"Seat {player + 1} ({lineup[player].label()}): "
+                           f"{int(planet_score(table, player))} points")
+                for player in range(players)]
+
     def _play_seeded(self, data, players, rules, lineup, deal_seed, strategy_seed):
         """One game on fresh arrays, with whatever kinds of strategies the lineup has."""
         tileset: TileSet = data
@@ -378,6 +405,8 @@ class LegendaryForests(Game):
         return table, log
 
     def _describe_game(self, tileset, table, log, lineup, seed, rules) -> PlayedGame:
+        """The turn log as text, seats counted from 1 as a person reads them, and the JSON
+        document, which keeps the 0-based ``seat`` of the Parquet files."""
         players = len(lineup)
         side = int(table.status[STATUS_GRID_SIDE])
         centre = side // 2
@@ -387,7 +416,7 @@ class LegendaryForests(Game):
         removed = sorted(int(t) + 1 for t in log.removed[:removed_count(rules)])
         lines = [f"Legendary Forests, {players} player(s), seed {seed}; removed unseen: {removed}"]
         for p, spec in enumerate(lineup):
-            lines.append(f"  seat {p}: {spec.label()}")
+            lines.append(f"  seat {p + 1}: {spec.label()}")
         turn_log = []
         token = 0
         for turn in range(log.draw_order.shape[0]):
@@ -399,12 +428,12 @@ class LegendaryForests(Game):
             for p in range(players):
                 cell = int(log.placement_cell[turn, p])
                 if cell < 0:
-                    lines.append(f"    seat {p}: discarded")
+                    lines.append(f"    seat {p + 1}: discarded")
                     entry["placements"].append(None)
                     continue
                 x, y = cell % side - centre, cell // side - centre
                 rotation = int(log.placement_rotation[turn, p])
-                lines.append(f"    seat {p}: placed at ({x}, {y}) rotation {rotation}")
+                lines.append(f"    seat {p + 1}: placed at ({x}, {y}) rotation {rotation}")
                 entry["placements"].append({"x": x, "y": y, "rotation": rotation})
             if light:
                 order = [(token + k) % players for k in range(players)]
@@ -412,24 +441,24 @@ class LegendaryForests(Game):
                 for p in order:
                     colour = int(log.tree_colour[turn, p])
                     if colour == NO_TREE_TAKEN:
-                        taken.append(f"seat {p} none")
+                        taken.append(f"seat {p + 1} none")
                         entry["trees"].append({"seat": p, "color": None})
                     elif colour != NO_TREE_PHASE:
                         tree = planets[p].trees[tree_index[p]]
                         tree_index[p] += 1
-                        taken.append(f"seat {p} {COLOUR_NAMES[colour]} at ({tree.x}, {tree.y}) "
+                        taken.append(f"seat {p + 1} {COLOUR_NAMES[colour]} at ({tree.x}, {tree.y}) "
                                      f"{SIDE_NAMES[tree.side]}")
                         entry["trees"].append({"seat": p, "color": COLOUR_NAMES[colour],
                                                "x": tree.x, "y": tree.y,
                                                "side": SIDE_NAMES[tree.side]})
-                lines.append(f"    trees (token with seat {token}): " + "; ".join(taken))
+                lines.append(f"    trees (token with seat {token + 1}): " + "; ".join(taken))
                 token = (token + 1) % players
             turn_log.append(entry)
         best = max(scores)
         for p in range(players):
             won = " (wins)" if scores[p] == best else ""
             lines.append("")
-            lines.append(f"seat {p} ({lineup[p].label()}): {scores[p]} points{won}, "
+            lines.append(f"seat {p + 1} ({lineup[p].label()}): {scores[p]} points{won}, "
                          f"{int(table.discards[p])} discarded")
             lines.append(draw_planet(planets[p], tileset))
         document = {
