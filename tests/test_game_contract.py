@@ -243,3 +243,38 @@ def test_fields_play_the_same_deals_and_every_finding_is_judged_across_them(name
     assert seat["clusters"].to_list() == [24, 24, 24]
     assert result.findings and result.findings[0].startswith("Across fields (a and b)")
     assert "Findings across fields" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_names_and_drawings_are_well_formed_and_stable(name):
+    """Every named item has a non-empty name, names are unique within their noun, every noun a
+    report uses for an item (cards, draft cards, deal covariates' items) is named, and every
+    drawing is a standalone SVG document, the same bytes on every call."""
+    import xml.etree.ElementTree as ElementTree
+
+    game = get_game(name)
+    data = game.load_data(None)
+    names = game.item_names(data)
+    assert names == game.item_names(data)
+    nouns_used = {covariate.item for covariate in game.deal_covariates() if covariate.item}
+    for columns in (game.card_columns(), game.draft_columns()):
+        if columns is not None:
+            nouns_used.add(columns.noun)
+    assert nouns_used <= set(names), f"{name}: unnamed nouns {nouns_used - set(names)}"
+    for noun, by_id in names.items():
+        assert by_id and all(isinstance(label, str) and label.strip() for label in by_id.values())
+        assert len(set(by_id.values())) == len(by_id), f"{name}: {noun} names repeat"
+        first = min(by_id)
+        svg = game.item_svg(noun, first, data)
+        if svg is not None:
+            assert ElementTree.fromstring(svg).tag.endswith("svg")
+            assert svg == game.item_svg(noun, first, data)
+    data_, players, rules, lineup, _, deals, strategies = mixed_shard(game)
+    seats = [lineup[seat % len(lineup)] for seat in range(players)]
+    drawings = game.final_svgs(data_, players, rules, seats, int(deals[0]), int(strategies[0]))
+    if drawings is not None:
+        assert len(drawings) == players
+        for drawing in drawings:
+            assert ElementTree.fromstring(drawing).tag.endswith("svg")
+        assert drawings == game.final_svgs(data_, players, rules, seats, int(deals[0]),
+                                           int(strategies[0]))
