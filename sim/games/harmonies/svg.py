@@ -216,6 +216,9 @@ LEGEND_COLUMN = 92.0
 LEGEND_WIDTH = 3 * LEGEND_COLUMN
 LEGEND_HEIGHT = 62.0
 CARD_TEXT_WIDTH = 240.0  # a card's text wraps to this width (or the habitat's, if wider)
+# A card or spirit is at most about 320 units wide, so that a phone page (about 330 px of
+# text width) shows it at full size: its 9-unit text stays 9 px.
+MAX_HABITAT_WIDTH = 290.0
 
 
 # --------------------------------------------------------------------------- documents
@@ -306,14 +309,23 @@ def card_svg(card: Card, name: str = "") -> str:
         footer.append("r on ?: a building; ? is one brown, gray or red")
     radius = 30.0
     _, habitat_width, habitat_height = _habitat(card, 0, 0, radius)
+    if habitat_width > MAX_HABITAT_WIDTH:  # a wide habitat is drawn smaller, not the page wider
+        radius *= MAX_HABITAT_WIDTH / habitat_width
+        _, habitat_width, habitat_height = _habitat(card, 0, 0, radius)
     margin = 12.0
+    sentences = list(footer)
     inner = max(habitat_width, CARD_TEXT_WIDTH)
-    footer = [line for text in footer for line in _wrap(text, "; ", inner, DETAIL_FONT)]
-    width = max(inner, _text_width(heading, HEADING_FONT),
+    # Wrapped between words, so that a card stays narrow enough to be shown
+    # at full size on a phone (text no smaller than the drawing says).
+    footer = [line for text in footer
+              for line in _wrap(text, " ", max(inner, MAX_HABITAT_WIDTH), DETAIL_FONT)]
+    heading_lines = _wrap(heading, ": ", max(inner, MAX_HABITAT_WIDTH), HEADING_FONT)
+    width = max(inner, *(_text_width(line, HEADING_FONT) for line in heading_lines),
                 *(_text_width(line, DETAIL_FONT) for line in footer)) + 2 * margin
-    top = margin + 24
+    top = margin + 6 + 18 * len(heading_lines)
     parts, _, _ = _habitat(card, (width - habitat_width) / 2, top, radius)
-    body = [_text(width / 2, margin + 14, heading, HEADING_FONT, weight="bold"), *parts]
+    body = [*(_text(width / 2, margin + 14 + 18 * row, line, HEADING_FONT, weight="bold")
+              for row, line in enumerate(heading_lines)), *parts]
     y = top + habitat_height + 10
     if not card.is_spirit:
         # The track as boxes, bottom of the card's track on the left.
@@ -330,5 +342,5 @@ def card_svg(card: Card, name: str = "") -> str:
     for line in footer:
         y += 15
         body.append(_text(width / 2, y, line, DETAIL_FONT, fill="#333333"))
-    title = f"Harmonies {heading}; {'; '.join(footer)}"
+    title = f"Harmonies {heading}; {'; '.join(sentences)}"
     return _document(width, y + margin, title, body)
