@@ -27,11 +27,13 @@ from sim.report.document import (
     Heading,
     Monospace,
     Paragraph,
+    Picture,
     Table,
     render_html,
     render_markdown,
 )
 from sim.report.findings import choose_findings, findings_rule, format_p_value, verdict_text
+from sim.report.names import NO_NAMES, ItemNames, item_slug, names_of_batch
 from sim.report.skill import skill_blocks, skill_figures, skill_summary_rows
 from sim.report.summary_table import summary_table
 from sim.report.unfolding import unfolding_blocks, unfolding_figures, unfolding_summary_rows
@@ -450,7 +452,63 @@ def _variance_label(row: dict) -> str:
     return "all seats (the deal share)" if row["seat"] is None else f"seat {row['seat'] + 1}"
 
 
-def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
+# The rows-store column of the tiles removed unseen (the tile impact section reads it).
+REMOVED_TILES_COLUMN = "removed_tiles_mask"
+
+
+def tile_noun(game) -> str:
+    """What the game calls the items of its removed-tiles column (``DealCovariate.item``), the
+    noun its item names are keyed by; "tile" when it does not say."""
+    for covariate in game.deal_covariates():
+        if covariate.column == REMOVED_TILES_COLUMN and covariate.item:
+            return covariate.item
+    return "tile"
+
+
+def _tile_labels(analysis: BatchAnalysis, names: ItemNames) -> dict[int, str]:
+    """Tile number -> "5 grass meadow" for the tiles of the tile impact table."""
+    if analysis.tile_impact is None:
+        return {}
+    noun = tile_noun(get_game(analysis.batch.game))
+    return {int(tile): names.label(noun, tile)
+            for tile in analysis.tile_impact["tile"].unique().to_list()}
+
+
+def _tile_pictures(analysis: BatchAnalysis, panel: tuple[int, str],
+                   names: ItemNames) -> list[Block]:
+    """The drawings of the tile whose removal raises the mean score most and the one whose
+    removal lowers it most (main panel), captioned with the effect; nothing when the game
+    draws no tile."""
+    players, rules = panel
+    impact = analysis.tile_impact.filter((pl.col("players") == players)
+                                         & (pl.col("rules") == rules))
+    if impact.is_empty():
+        return []
+    noun = tile_noun(get_game(analysis.batch.game))
+    ranked = impact.sort(["effect", "tile"], descending=[True, False])
+    ends = [(ranked.row(0, named=True), "raises")]
+    if ranked.height > 1:
+        ends.append((ranked.row(ranked.height - 1, named=True), "lowers"))
+    pictures: list[Block] = []
+    for row, verb in ends:
+        if (verb == "raises") != (row["effect"] > 0):
+            continue  # no tile moves the score that way
+        svg = names.svg(noun, row["tile"])
+        if svg is None:
+            continue
+        pictures.append(Picture(
+            item_slug(noun, row["tile"]), svg,
+            f"The {noun} whose removal {verb} the mean score most: "
+            f"{names.mention(noun, row['tile'])}: removing it unseen changes a player's mean "
+            f"score by {row['effect']:+.2f} points (95% CI {row['effect_low']:+.2f} to "
+            f"{row['effect_high']:+.2f}, not adjusted for picking the largest of "
+            f"{impact.height})."))
+    return pictures
+
+
+def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
+                     names: ItemNames = NO_NAMES, panel: tuple[int, str] | None = None
+                     ) -> list[Block]:
     blocks: list[Block] = [Heading("Deal variance: what the deal decides")]
     if analysis.deal_variance is not None:
         if "variance" in figures:
@@ -483,11 +541,15 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
             blocks.append(Figure("tiles", figures["tiles"],
                                  "Change in a player's mean score when the tile is removed "
                                  "unseen, the other removed tiles held fixed (95% CIs, deals "
-                                 "as units)."))
+                                 "as units), one row per tile (number and name), largest "
+                                 "increase at the top."))
+        blocks += _tile_pictures(analysis, panel or analysis.main_panel(), names)
+        labels = _tile_labels(analysis, names)
         blocks.append(Table(
             ("Players", "Tile", "Deals removed", "Deals kept", "Mean removed", "Mean kept",
              "Effect (95% CI)"),
-            tuple((str(r["players"]), str(r["tile"]), _count(r["deals_removed"]),
+            tuple((str(r["players"]), labels.get(int(r["tile"]), str(r["tile"])),
+                   _count(r["deals_removed"]),
                    _count(r["deals_kept"]), _number(r["mean_removed"]), _number(r["mean_kept"]),
                    _with_ci(r["effect"], r["effect_low"], r["effect_high"]))
                   for r in analysis.tile_impact.iter_rows(named=True))))
@@ -577,12 +639,48 @@ def _few_units_warnings(analysis: BatchAnalysis) -> list[str]:
     return lines
 
 
-def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
+# The notable games' column holding an SVG of each seat's final position (runners from issue
+# 40 on write it; older batches lack it).
+NOTABLE_SVG_COLUMN = "svg"
+SAMPLE_POSITION = "sample-position"
+
+
+def sample_position(analysis: BatchAnalysis) -> Picture | None:
+    """The SVG of the highest-scoring notable game's winner's final position (the seat with
+    the best score, the first such seat on a tie), from the notable files' ``svg`` column;
+    None when the batch's notable files have no such column or no drawing for it."""
+    notable = analysis.notable
+    if notable is None or notable.is_empty():
+        return None
+    files = [path for path in analysis.batch.notable_files
+             if NOTABLE_SVG_COLUMN in pl.read_parquet_schema(path)]
+    if not files:
+        return None
+    best = notable.filter(pl.col("kind") == "highest").sort(
+        ["score", "game_id", "seat"], descending=[True, False, False])
+    if best.is_empty():
+        return None
+    row = best.row(0, named=True)
+    drawn = (pl.scan_parquet(files)
+             .filter((pl.col("kind") == "highest") & (pl.col("game_id") == row["game_id"])
+                     & (pl.col("seat") == row["seat"]))
+             .select(NOTABLE_SVG_COLUMN).collect()[NOTABLE_SVG_COLUMN].drop_nulls())
+    if drawn.is_empty():
+        return None
+    return Picture(SAMPLE_POSITION, drawn[0],
+                   f"A sample final position: the winner's in game {row['game_id']}, the "
+                   f"highest-scoring game of the batch: seat {row['seat'] + 1} "
+                   f"({row['strategy']}), {row['score']} points.")
+
+
+def _notable_blocks(analysis: BatchAnalysis, picture: Picture | None = None) -> list[Block]:
     notable = analysis.notable
     if notable is None or notable.is_empty():
         return []
     best = notable.group_by(["kind", "game_id"]).agg(pl.col("score").max().alias("best"))
     blocks: list[Block] = [Heading("Highest- and lowest-scoring games")]
+    if picture is not None:
+        blocks.append(picture)
     legend = get_game(analysis.batch.game).drawing_legend()
     if legend:
         blocks.append(Paragraph(f"How to read the drawings: {legend}"))
@@ -600,7 +698,7 @@ def _notable_blocks(analysis: BatchAnalysis) -> list[Block]:
     return blocks
 
 
-def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
+def _notes_blocks(analysis: BatchAnalysis, names: ItemNames = NO_NAMES) -> list[Block]:
     methods = [
         *get_game(analysis.batch.game).report_notes(),
         "Intervals are 95% and cluster-robust: the independent unit is the deal (the seats of "
@@ -635,25 +733,29 @@ def _notes_blocks(analysis: BatchAnalysis) -> list[Block]:
             "(also needs replays of each deal), and the sections particular to the game. "
             "The summary store gives distributions, win rates, the seat tables and convergence "
             f"by {analysis.batch.cluster_unit}.")
+    names_note = [names.note] if names.note else []
     return [Heading("Notes and methods"),
-            Bullets(tuple(_few_units_warnings(analysis) + analysis.notes + methods))]
+            Bullets(tuple(_few_units_warnings(analysis) + analysis.notes + names_note
+                          + methods))]
 
 
 # --- the entry point -----------------------------------------------------------------------------
 
-def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, bytes]:
+def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str],
+                  names: ItemNames = NO_NAMES) -> dict[str, bytes]:
     players, rules = panel
     drawn = {
         "scores": plots.score_distributions(analysis.pooled_histogram),
         "seats": plots.seat_win_rates(analysis.seats, analysis.seat_tests),
         "matrix": plots.win_matrix(analysis.head_to_head, players, rules),
         "variance": plots.variance_decomposition(analysis.deal_variance, players, rules),
-        "tiles": plots.tile_impact(analysis.tile_impact, players, rules),
+        "tiles": plots.tile_impact(analysis.tile_impact, players, rules,
+                                   _tile_labels(analysis, names)),
         "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules),
         "convergence": plots.convergence(analysis.running, players, rules),
         "categories": plots.category_points(analysis.categories, players, rules),
     }
-    drawn.update(card_figures(analysis, panel))
+    drawn.update(card_figures(analysis, panel, names))
     drawn.update(unfolding_figures(analysis, panel))
     drawn.update(skill_figures(analysis, panel))
     return {name: png for name, png in drawn.items() if png is not None}
@@ -707,10 +809,24 @@ def check_report_dir(out_dir: Path, identity: dict) -> None:
                          f"to (no {IDENTITY_FILE}); give another folder with --out, or delete it")
 
 
+def write_pictures(folder: Path, blocks: list[Block]) -> list[Path]:
+    """Write every picture of ``blocks`` as ``folder/<name>.svg`` (atomically, in the order
+    the report shows them); the paths written."""
+    paths = []
+    for block in blocks:
+        if isinstance(block, Picture):
+            path = Path(folder) / f"{block.name}.svg"
+            write_text_atomic(path, block.svg)
+            paths.append(path)
+    return paths
+
+
 def _write_summary_page(out_dir: Path, title: str, blocks: list[Block], findings: list[str],
-                        figures: dict[str, bytes], batch, toml: str | None) -> None:
+                        figures: dict[str, bytes], batch, toml: str | None,
+                        picture: Picture | None = None) -> None:
     """``summary.md`` beside the report: the design, the findings the report leads with, the
-    seat win rates and score distributions figures, the files and how to reproduce."""
+    seat win rates and score distributions figures, the sample final position (when drawn),
+    the files and how to reproduce."""
     from sim.report.summary_page import (
         SummaryPage,
         design_sentence,
@@ -729,7 +845,8 @@ def _write_summary_page(out_dir: Path, title: str, blocks: list[Block], findings
         findings=findings,
         figures=pick_figures(blocks, set(figures), ["seats", "scores"]),
         files=["summary.parquet"], config_file=CONFIG_FILE if toml is not None else None,
-        reproduce=reproduce, figure_dir=FIGURE_DIR))
+        reproduce=reproduce, figure_dir=FIGURE_DIR,
+        pictures=[picture] if picture is not None else []))
 
 
 def build_report(run_dir: Path, out_dir: Path | None = None,
@@ -760,18 +877,22 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     check_report_dir(out_dir, identity)
     analysis = analyse_batch(batch, step, fair_margin, card_margin)
     panel = analysis.main_panel()
-    findings = choose_findings(analysis)
+    # Cards, spirits and tiles by number and name, from the data the batch was played with.
+    names = names_of_batch(batch)
+    findings = [names.annotate(finding) for finding in choose_findings(analysis)]
 
     step("figures")
-    figures = _draw_figures(analysis, panel)
+    figures = _draw_figures(analysis, panel, names)
+    picture = sample_position(analysis)
     blocks = (_heading_blocks(analysis) + _summary_blocks(findings, batch.game)
               + _score_blocks(analysis, figures) + _seat_blocks(analysis, figures, panel)
               + _category_blocks(analysis, figures)
-              + card_blocks(analysis, figures) + draft_blocks(analysis, figures)
+              + card_blocks(analysis, figures, names) + draft_blocks(analysis, figures, names)
               + _strategy_blocks(analysis, figures) + skill_blocks(analysis, figures)
-              + unfolding_blocks(analysis, figures) + _tile_set_blocks(analysis, figures)
-              + _convergence_blocks(analysis, figures) + _notable_blocks(analysis)
-              + _notes_blocks(analysis))
+              + unfolding_blocks(analysis, figures)
+              + _tile_set_blocks(analysis, figures, names, panel)
+              + _convergence_blocks(analysis, figures) + _notable_blocks(analysis, picture)
+              + _notes_blocks(analysis, names))
     title = f"Balance report: {batch.name}"
 
     step("writing")
@@ -785,8 +906,9 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     for name, image in figures.items():
         # The PNG and, beside it, the same figure as SVG (for slides and print).
         plots.write_figure_files(out_dir / FIGURE_DIR, name, image)
+    write_pictures(out_dir / FIGURE_DIR, blocks)
     write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
-    _write_summary_page(out_dir, title, blocks, findings, figures, batch, toml)
+    _write_summary_page(out_dir, title, blocks, findings, figures, batch, toml, picture)
     buffer = io.BytesIO()
     summary = summary_table(analysis)
     sections = [*card_summary_rows(analysis), *unfolding_summary_rows(analysis),

@@ -4,7 +4,6 @@ and cards dealt face down and kept (its nature spirits), in the words the game g
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -12,7 +11,8 @@ import polars as pl
 
 from sim.games.registry import get_game
 from sim.report import plots
-from sim.report.document import Block, Figure, Heading, Paragraph, Table
+from sim.report.document import Block, Figure, Heading, Paragraph, Picture, Table
+from sim.report.names import NO_NAMES, ItemNames, item_slug
 from sim.report.numbers import (
     article,
     count,
@@ -31,8 +31,6 @@ from sim.stats.cards import CARD_MARGIN, KEEP_TOLERANCE, keep_choice, pooled, se
 
 STRONG, WEAK, OTHER = "#e08214", "#5e3c99", "#9ab7d3"
 VERDICT_COLOURS = {"strong": STRONG, "weak": WEAK}
-# More card ids than this on the x axis overlap at the figures' font size: every other one.
-MAX_CARD_TICKS = 16
 
 
 def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
@@ -44,6 +42,42 @@ def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame
 
 def _plural(noun: str) -> str:
     return noun + "s"
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def item_pictures(effects: pl.DataFrame | None, noun: str, names: ItemNames,
+                  draft: bool = False) -> list[Picture]:
+    """The drawings of the strongest and the weakest card of a panel (by the effect per card
+    held, or kept, ``_pooled`` rows), each captioned with its estimate and interval; nothing
+    when the game draws no such card or the panel has no estimate."""
+    if effects is None or effects.is_empty():
+        return []
+    # Only estimates with an interval: a card the deal barely moves has a point estimate that
+    # can lie anywhere, and drawing it as "the strongest" would claim what is not known.
+    ranked = effects.filter(pl.col("score_per_card_low").is_finite()
+                            & pl.col("score_per_card_high").is_finite()).sort(
+        ["score_per_card", "card"], descending=[True, False])
+    if ranked.is_empty():
+        return []
+    ends = [(ranked.row(0, named=True), "strongest")]
+    if ranked.height > 1:
+        ends.append((ranked.row(ranked.height - 1, named=True), "weakest"))
+    per = "kept" if draft else "held"
+    pictures = []
+    for row, which in ends:
+        svg = names.svg(noun, row["card"])
+        if svg is None:
+            continue
+        pictures.append(Picture(
+            item_slug(noun, row["card"]), svg,
+            f"The {which} {noun} by its estimate (of the {ranked.height} with an interval): "
+            f"{names.mention(noun, row['card'])}, {per_card_text(row, draft)} points per "
+            f"{noun} {per} against the average (simultaneous 95% interval; verdict: "
+            f"{_verdict_text(row)})."))
+    return pictures
 
 
 def _where(players: int, rules: str, game) -> str:
@@ -62,8 +96,8 @@ def _verdict_words(verdict: str, margin: float, noun: str) -> str:
     }[verdict]
 
 
-def _named_list(cards: list[int]) -> str:
-    return ", ".join(str(card) for card in cards) if cards else "none"
+def _named_list(cards: list[int], noun: str, names: ItemNames) -> str:
+    return ", ".join(names.label(noun, card) for card in cards) if cards else "none"
 
 
 # --- the randomised estimates in words ----------------------------------------------------------
@@ -98,7 +132,8 @@ def _pooled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     return frame if not frame.is_empty() else None
 
 
-def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bool) -> list[str]:
+def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bool,
+                      names: ItemNames = NO_NAMES) -> list[str]:
     """The strongest and weakest card per card held (kept), and the verdicts."""
     verb = "keeping" if draft else "holding"
     source = ("being dealt it" if draft else
@@ -112,7 +147,8 @@ def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bo
         verdict = (_verdict_words(row["verdict"], margin, noun) if row["verdict"]
                    else row["verdict_reason"])
         sentences.append(
-            f"{noun.capitalize()} {row['card']}, {which} estimate: {verb} it is worth "
+            f"{_capitalised(names.mention(noun, row['card']))}, {which} estimate: {verb} it "
+            f"is worth "
             f"{per_card_text(row, draft)} points against the average {noun} (per {noun} "
             f"{'kept' if draft else 'held'}; simultaneous 95% interval), estimated through "
             f"{source}, which changes the "
@@ -128,9 +164,9 @@ def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bo
     undecided = effects.filter(pl.col("verdict") == "undecided").height
     unbounded = sum(1 for r in effects.iter_rows(named=True)
                     if not has_interval(r["score_per_card_low"], r["score_per_card_high"]))
-    sentences.append(f"Shown too strong: {_named_list(strong)}. Shown too weak: "
-                     f"{_named_list(weak)}. Shown fair (within ±{margin:g} points of the average "
-                     f"{noun}): {fair} of {effects.height}; undecided: {undecided}"
+    sentences.append(f"Shown too strong: {_named_list(strong, noun, names)}. Shown too weak: "
+                     f"{_named_list(weak, noun, names)}. Shown fair (within ±{margin:g} points "
+                     f"of the average {noun}): {fair} of {effects.height}; undecided: {undecided}"
                      + (f" ({unbounded} with no interval)" if unbounded else "") + ".")
     return sentences
 
@@ -138,11 +174,11 @@ def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bo
 # --- cards taken from the offer ------------------------------------------------------------------
 
 def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, noun: str,
-                   margin: float) -> list[str]:
+                   margin: float, names: ItemNames = NO_NAMES) -> list[str]:
     """The outliers of one panel in plain words: the strongest and the weakest card per card
     held with their intervals and verdicts, the verdicts, the holder association (worded as
-    one) and the card most taken."""
-    sentences = _ranked_sentences(effects, noun, margin, draft=False)
+    one) and the card most taken; cards by number and name (``names``)."""
+    sentences = _ranked_sentences(effects, noun, margin, draft=False, names=names)
     holders = effects.filter(pl.col("holder_score").is_not_null())
     if not holders.is_empty():
         sentences.append(
@@ -157,10 +193,10 @@ def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, nou
         top = taken.sort(["take_rate", "card"], descending=[True, False]).row(0, named=True)
         low = taken.sort(["take_rate", "card"]).row(0, named=True)
         sentences.append(
-            f"Players take card {top['card']} most readily: "
+            f"Players take {names.mention(noun, top['card'])} most readily: "
             f"{percent_ci(top['take_rate'], top['take_rate_low'], top['take_rate_high'])} of the "
             f"takes made while it lay face up (a random pick would take it "
-            f"{percent(top['take_rate_random'])}); card {low['card']} least: "
+            f"{percent(top['take_rate_random'])}); {names.mention(noun, low['card'])} least: "
             f"{percent_ci(low['take_rate'], low['take_rate_low'], low['take_rate_high'])}.")
     return sentences
 
@@ -182,7 +218,9 @@ def _per_card_bars(effects: pl.DataFrame | None, players: int, rules: str):
 
 
 def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float, title: str,
-                    label: str) -> bytes | None:
+                    label: str, names: ItemNames = NO_NAMES) -> bytes | None:
+    """One row per card (named: "31 ladybug"), weakest at the bottom, strongest at the top: its
+    effect as a point, its interval as a bar, the margin band around 0."""
     bars = _per_card_bars(effects, players, rules)
     if bars is None:
         return None
@@ -190,14 +228,15 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
     colours = [VERDICT_COLOURS.get(v, OTHER) if b else "white"
                for v, b in zip(panel["verdict"], bounded, strict=True)]
     positions = np.arange(panel.height)
-    with plots.styled_figure(1, title) as (figure, axes):
+    with plots.styled_figure(1, title, height=plots.item_chart_height(panel.height)) \
+            as (figure, axes):
         axis = axes[0]
-        axis.errorbar(positions, effect, yerr=error, fmt="none", ecolor="black", capsize=3,
+        axis.errorbar(effect, positions, xerr=error, fmt="none", ecolor="black", capsize=3,
                       linewidth=1.2)
-        axis.scatter(positions, effect, c=colours, s=70, zorder=3, edgecolors="black",
+        axis.scatter(effect, positions, c=colours, s=70, zorder=3, edgecolors="black",
                      linewidths=0.5)
-        axis.axhspan(-margin, margin, color="grey", alpha=0.15)
-        axis.axhline(0, color="black", linestyle="--", linewidth=1.2)
+        axis.axvspan(-margin, margin, color="grey", alpha=0.15)
+        axis.axvline(0, color="black", linestyle="--", linewidth=1.2)
         # A rarely taken card's interval can span tens of points: the axis shows the
         # estimates and the usual intervals, and an arrow marks a bar that runs past it.
         widths = error[0] + error[1]
@@ -206,18 +245,18 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
         ends = np.concatenate([effect - error[0], effect + error[1]])[np.tile(typical, 2)]
         limit = max(2.5 * margin, 1.15 * float(np.max(np.abs(effect))),
                     1.05 * float(np.max(np.abs(ends))) if ends.size else 0.0)
-        axis.set_ylim(-limit, limit)
+        axis.set_xlim(-limit, limit)
         for position, value, below, above, has in zip(positions, effect, error[0], error[1],
                                                       bounded, strict=True):
             if has and value + above > limit:
-                axis.plot(position, limit, marker="^", color="black", clip_on=False)
+                axis.plot(limit, position, marker=">", color="black", clip_on=False)
             if has and value - below < -limit:
-                axis.plot(position, -limit, marker="v", color="black", clip_on=False)
-        # Many cards: every other id, so that the labels stay legible (the table has all).
-        step = max(1, math.ceil(len(positions) / MAX_CARD_TICKS))
-        axis.set_xticks(positions[::step], [str(c) for c in panel["card"]][::step])
-        axis.set_xlabel(f"{noun.capitalize()} (id), weakest to strongest")
-        axis.set_ylabel(label)
+                axis.plot(-limit, position, marker="<", color="black", clip_on=False)
+        # Every card named on its own row (number and name), so each stays legible.
+        axis.set_yticks(positions, [names.label(noun, c) for c in panel["card"]])
+        axis.set_ylim(-0.7, panel.height - 0.3)
+        axis.grid(axis="y", visible=False)
+        axis.set_xlabel(label, loc="right")
         axis.set_title(plots._panel_title(players, rules))
         # The legend lists only what the chart draws (no "too strong" when no card is).
         drawn = {v if b else "" for v, b in zip(panel["verdict"], bounded, strict=True)}
@@ -233,22 +272,22 @@ def _per_card_chart(effects, players: int, rules: str, noun: str, margin: float,
                                        label="no interval (weak first stage)"))
         handles.append(plots.Patch(color="grey", alpha=0.3,
                                    label=f"average {noun} ± {margin:g} points"))
-        axis.legend(handles=handles,
-                    loc="upper left", framealpha=0.9)
+        plots.legend_below(axis, handles)
         return plots.png_bytes(figure)
 
 
 def card_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
-               margin: float) -> bytes | None:
+               margin: float, names: ItemNames = NO_NAMES) -> bytes | None:
     """The cards ranked by their effect per card held against the average card (from the
-    opening row), with simultaneous 95% intervals and the margin band."""
+    opening row), with simultaneous 95% intervals and the margin band; one row per card, by
+    number and name."""
     return _per_card_chart(effects, players, rules, noun, margin,
                            f"Points per {noun} held (through the opening row)",
-                           f"Points per {noun} held, against the average")
+                           f"Points per {noun} held, against the average", names)
 
 
 def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
-                progress_noun: str) -> Table:
+                progress_noun: str, noun: str, names: ItemNames) -> Table:
     keys = ["card"]
     frame = descriptives if descriptives is not None else effects.select("card")
     if effects is not None:
@@ -269,7 +308,7 @@ def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
             return row.get(name)
 
         rows.append((
-            str(row["card"]), count(get("offered")), count(get("taken")),
+            names.label(noun, row["card"]), count(get("offered")), count(get("taken")),
             percent_ci(get("take_rate"), get("take_rate_low"), get("take_rate_high")),
             percent(get("take_rate_random")),
             percent_ci(get("completion_rate"), get("completion_rate_low"),
@@ -286,7 +325,8 @@ def _card_table(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None,
     return Table(header, tuple(rows))
 
 
-def _strategy_table(effects: pl.DataFrame, noun: str, draft: bool) -> Table | None:
+def _strategy_table(effects: pl.DataFrame, noun: str, draft: bool,
+                    names: ItemNames = NO_NAMES) -> Table | None:
     """Per card: the randomised effect (ITT) and the effect per card held (kept) for seat 1
     alone and for each strategy alone."""
     groups = effects.filter(pl.col("strategy").is_not_null() | pl.col("seat").is_not_null())
@@ -300,7 +340,7 @@ def _strategy_table(effects: pl.DataFrame, noun: str, draft: bool) -> Table | No
     index = {(r["strategy"], r["seat"], r["card"]): r for r in groups.iter_rows(named=True)}
     rows = []
     for card in cards:
-        cells = [str(card)]
+        cells = [names.label(noun, card)]
         for strategy, seat, _ in labels:
             row = index.get((strategy, seat, card))
             cells.append("–" if row is None else
@@ -311,7 +351,8 @@ def _strategy_table(effects: pl.DataFrame, noun: str, draft: bool) -> Table | No
     return Table((noun.capitalize(), *[label for _, _, label in labels]), tuple(rows))
 
 
-def _settings_blocks(settings: pl.DataFrame | None, noun: str, game) -> list[Block]:
+def _settings_blocks(settings: pl.DataFrame | None, noun: str, game,
+                     names: ItemNames = NO_NAMES) -> list[Block]:
     if settings is None:
         return []
     blocks: list[Block] = []
@@ -327,14 +368,16 @@ def _settings_blocks(settings: pl.DataFrame | None, noun: str, game) -> list[Blo
             f"played on the same deals)."))
         blocks.append(Table(
             ("Card", first, second, "Difference (95% CI)"),
-            tuple((str(r["card"]), number(r["value"]), number(r["other_value"]),
+            tuple((names.label(noun, r["card"]), number(r["value"]), number(r["other_value"]),
                    with_ci(r["difference"], r["difference_low"], r["difference_high"]))
                   for r in part.iter_rows(named=True))))
     return blocks
 
 
-def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
-    """The card balance section (nothing for a game or batch without cards)."""
+def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
+                names: ItemNames = NO_NAMES) -> list[Block]:
+    """The card balance section (nothing for a game or batch without cards); cards by number
+    and name (``names``), the strongest and the weakest drawn when the game draws them."""
     game = get_game(analysis.batch.game)
     spec = game.card_columns()
     if spec is None or (analysis.cards is None and analysis.card_effects is None):
@@ -370,7 +413,7 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
         blocks.append(Heading(_where(panel_players, panel_rules, game), 3))
         if effects is not None:
             blocks += [Paragraph(text) for text in card_sentences(effects, descriptives, noun,
-                                                                  margin)]
+                                                                  margin, names)]
         else:
             blocks.append(Paragraph(f"No randomised estimate for the {_plural(noun)}: the "
                                     f"batch records no opening row, or too few deals."))
@@ -379,9 +422,11 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
                                  f"Each {noun}'s effect per card held, from the opening row, "
                                  f"with its simultaneous 95% interval, weakest to strongest; "
                                  f"the band is ±{margin:g} points around the average {noun}."))
-        blocks.append(_card_table(descriptives, effects, spec.progress_noun))
-        strategy_table = _strategy_table(everything, noun, False) if everything is not None \
-            else None
+        if (panel_players, panel_rules) == (players, rules):
+            blocks += item_pictures(effects, noun, names)
+        blocks.append(_card_table(descriptives, effects, spec.progress_noun, noun, names))
+        strategy_table = _strategy_table(everything, noun, False, names) \
+            if everything is not None else None
         if strategy_table is not None:
             blocks.append(Paragraph(
                 f"By seat 1 alone and by strategy (the design places strategies at seats, so "
@@ -395,7 +440,7 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bloc
                 f"Methods: {effects['method'][0]}; {effects['clusters'][0]:,} deals. The "
                 f"holder association holds the round each {noun} was taken fixed (each round "
                 f"later goes with {signed(slope, 2)} points)."))
-    blocks += _settings_blocks(analysis.card_settings, noun, game)
+    blocks += _settings_blocks(analysis.card_settings, noun, game, names)
     return blocks
 
 
@@ -410,10 +455,11 @@ def _panels(*frames: pl.DataFrame | None) -> list[tuple[int, str]]:
 # --- cards dealt and kept ------------------------------------------------------------------------
 
 def draft_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, noun: str,
-                    margin: float, choices: pl.DataFrame | None = None) -> list[str]:
+                    margin: float, choices: pl.DataFrame | None = None,
+                    names: ItemNames = NO_NAMES) -> list[str]:
     """The strongest and weakest kept card per card kept in plain words, the verdicts and how
-    each strategy chooses (at random or not)."""
-    sentences = _ranked_sentences(effects, noun, margin, draft=True)
+    each strategy chooses (at random or not); cards by number and name (``names``)."""
+    sentences = _ranked_sentences(effects, noun, margin, draft=True, names=names)
     if choices is not None and not choices.is_empty():
         words = []
         for row in choices.iter_rows(named=True):
@@ -433,12 +479,13 @@ def draft_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, no
 
 
 def draft_chart(effects: pl.DataFrame | None, players: int, rules: str, noun: str,
-                margin: float) -> bytes | None:
+                margin: float, names: ItemNames = NO_NAMES) -> bytes | None:
     """Each kept card's effect per card kept against the average one (through being dealt
-    it), with simultaneous 95% intervals and the margin band."""
+    it), with simultaneous 95% intervals and the margin band; one row per card, by number and
+    name."""
     return _per_card_chart(effects, players, rules, noun, margin,
                            f"Points per {noun} kept (through the deal)",
-                           f"Points against the average {noun}")
+                           f"Points against the average {noun}", names)
 
 
 def draft_figure_name(noun: str) -> str:
@@ -447,8 +494,10 @@ def draft_figure_name(noun: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", _plural(noun).lower()).strip("-") or "drafts"
 
 
-def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
-    """The section of the cards dealt and kept (nothing when none was kept)."""
+def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
+                 names: ItemNames = NO_NAMES) -> list[Block]:
+    """The section of the cards dealt and kept (nothing when none was kept); cards by number
+    and name (``names``), the strongest and the weakest drawn when the game draws them."""
     game = get_game(analysis.batch.game)
     spec = game.draft_columns()
     if spec is None or (analysis.drafts is None and analysis.draft_effects is None):
@@ -477,13 +526,15 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
         if effects is not None:
             choices = keep_choice(everything)
             blocks += [Paragraph(t) for t in draft_sentences(effects, descriptives, noun,
-                                                             margin, choices)]
+                                                             margin, choices, names)]
         figure_name = draft_figure_name(noun)
         if (panel_players, panel_rules) == (players, rules) and figure_name in figures:
             blocks.append(Figure(figure_name, figures[figure_name],
                                  f"What keeping each {noun} is worth against the average one, "
                                  f"through being dealt it, with simultaneous 95% intervals; "
                                  f"the band is ±{margin:g} points."))
+        if (panel_players, panel_rules) == (players, rules):
+            blocks += item_pictures(effects, noun, names, draft=True)
         frame = descriptives if descriptives is not None else effects.select("card")
         if effects is not None:
             frame = frame.join(effects.drop("players", "rules", "strategy", "seat",
@@ -495,7 +546,7 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
                 return row.get(name)
 
             rows.append((
-                str(r["card"]), count(get("dealt")),
+                names.label(noun, r["card"]), count(get("dealt")),
                 percent_ci(get("keep_rate"), get("keep_rate_low"), get("keep_rate_high")),
                 percent(get("keep_rate_random")),
                 with_ci(get("mean_bonus"), get("mean_bonus_low"), get("mean_bonus_high"), 1),
@@ -511,30 +562,31 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
              "Mean bonus (95% CI)", "Keeper minus others at the table (association, 95% CI)",
              "Dealt it: score (95% CI)", "Dealt it: keeps it, pp (95% CI)",
              f"Per {noun} kept (simultaneous 95% CI)", "Verdict"), tuple(rows)))
-        strategy_table = _strategy_table(everything, noun, True) if everything is not None \
-            else None
+        strategy_table = _strategy_table(everything, noun, True, names) \
+            if everything is not None else None
         if strategy_table is not None:
             blocks.append(Paragraph(
                 f"By strategy (no game fixed effects: a strategy may sit once per game): the "
                 f"effect of being dealt each {noun} on the score (±95%) and per {noun} kept "
                 f"(simultaneous 95% interval). No verdict is read from these."))
             blocks.append(strategy_table)
-    blocks += _settings_blocks(analysis.draft_settings, noun, game)
+    blocks += _settings_blocks(analysis.draft_settings, noun, game, names)
     return blocks
 
 
-def card_figures(analysis: BatchAnalysis, panel: tuple[int, str]) -> dict[str, bytes]:
-    """The card and draft charts of the main panel."""
+def card_figures(analysis: BatchAnalysis, panel: tuple[int, str],
+                 names: ItemNames = NO_NAMES) -> dict[str, bytes]:
+    """The card and draft charts of the main panel, cards by number and name."""
     game = get_game(analysis.batch.game)
     players, rules = panel
     drawn = {}
     if game.card_columns() is not None:
         drawn["cards"] = card_chart(analysis.card_effects, players, rules,
-                                    game.card_columns().noun, analysis.card_margin)
+                                    game.card_columns().noun, analysis.card_margin, names)
     if game.draft_columns() is not None:
         noun = game.draft_columns().noun
         drawn[draft_figure_name(noun)] = draft_chart(analysis.draft_effects, players, rules,
-                                                     noun, analysis.card_margin)
+                                                     noun, analysis.card_margin, names)
     return {name: png for name, png in drawn.items() if png is not None}
 
 
@@ -559,10 +611,11 @@ def card_summary_rows(analysis: BatchAnalysis) -> list[pl.DataFrame]:
     ]
 
 
-def settings_blocks(game, tables: dict[str, pl.DataFrame]) -> list[Block]:
+def settings_blocks(game, tables: dict[str, pl.DataFrame],
+                    names: ItemNames = NO_NAMES) -> list[Block]:
     """The card and kept-card comparisons of several rules settings (e.g. board side A
     against side B over the points of a sweep; ``sim.stats.cards.settings_comparison``), for a
-    report that covers them all."""
+    report that covers them all; cards by number and name."""
     blocks: list[Block] = []
     for spec, key in ((game.card_columns(), "card_settings"),
                       (game.draft_columns(), "draft_settings")):
@@ -570,13 +623,15 @@ def settings_blocks(game, tables: dict[str, pl.DataFrame]) -> list[Block]:
         if spec is None or table is None or table.is_empty():
             continue
         blocks.append(Heading(f"{_plural(spec.noun).capitalize()} under each rules setting", 3))
-        blocks += _settings_blocks(table, spec.noun, game)
+        blocks += _settings_blocks(table, spec.noun, game, names)
     return blocks
 
 
-def sweep_card_blocks(sweep, game, margin: float = CARD_MARGIN) -> list[Block]:
+def sweep_card_blocks(sweep, game, margin: float = CARD_MARGIN,
+                      names: ItemNames = NO_NAMES) -> list[Block]:
     """The sweep report's comparison of the cards under each rules setting of its grid (e.g.
-    side A against side B): nothing for a game without cards or a sweep without such an axis."""
+    side A against side B), cards by number and name: nothing for a game without cards or a
+    sweep without such an axis."""
     from sim.errors import InputError
     from sim.stats.sweep import sweep_rows
 
@@ -588,7 +643,7 @@ def sweep_card_blocks(sweep, game, margin: float = CARD_MARGIN) -> list[Block]:
         return []
     tables = settings_comparison(rows, game.card_columns(), game.draft_columns(),
                                  tuple(p.name for p in game.rules_parameters), margin)
-    blocks = settings_blocks(game, tables)
+    blocks = settings_blocks(game, tables, names)
     if not blocks:
         return []
     return [Heading("Cards under each rules setting"),

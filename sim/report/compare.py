@@ -28,6 +28,7 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.report.document import Block, Bullets, Heading, Paragraph, Table
+from sim.report.names import NO_NAMES, ItemNames
 from sim.report.numbers import number
 from sim.stats.compare import (
     HIGHER,
@@ -112,9 +113,9 @@ def verdict_text(item: MetricDifference) -> str:
     return item.verdict
 
 
-def _metric_cell(item: MetricDifference) -> str:
+def _metric_cell(item: MetricDifference, names: ItemNames = NO_NAMES) -> str:
     finding = item.finding
-    text = f"{finding.noun} ({finding.unit})"
+    text = f"{names.annotate(finding.noun)} ({finding.unit})"
     return text if finding.causal else f"{text}; association: players chose it"
 
 
@@ -171,9 +172,10 @@ def _folded_row(count: int, verdict: str, exemplar: MetricDifference,
     return ("", text, "", "", "", verdict if verdict != SAME else f"the same within {band}")
 
 
-def comparison_table(comparison: PairedComparison, parquet: str) -> Table:
-    """The table of one comparison: headline, metric, A, B, B − A (each with its 95%
-    interval) and the verdict."""
+def comparison_table(comparison: PairedComparison, parquet: str,
+                     names: ItemNames = NO_NAMES) -> Table:
+    """The table of one comparison: headline, metric (cards and tiles by number and name),
+    A, B, B − A (each with its 95% interval) and the verdict."""
     items = differences(comparison)
     header = ("Headline", "Metric", f"A: {comparison.baseline} (95% CI)",
               f"B: {comparison.variant} (95% CI)", "B − A (95% CI)", "Verdict")
@@ -184,7 +186,7 @@ def comparison_table(comparison: PairedComparison, parquet: str) -> Table:
             cells = _folded_row(*row, parquet)
             headline = row[2].finding.headline
         else:
-            cells = ("", _metric_cell(row), *_cells(row), verdict_text(row))
+            cells = ("", _metric_cell(row, names), *_cells(row), verdict_text(row))
             headline = row.finding.headline
         # The headline names its first row only: the rows under it belong to it.
         shown = _capitalised(headline) if headline != previous else ""
@@ -225,10 +227,12 @@ def _pairing_text(comparison: PairedComparison) -> str:
 
 
 def comparison_blocks(comparison: PairedComparison, parquet: str,
-                      heading_level: int = 3, title: str | None = None) -> list[Block]:
+                      heading_level: int = 3, title: str | None = None,
+                      names: ItemNames = NO_NAMES) -> list[Block]:
     """The blocks of one comparison: a heading ("players 3: side=B against side=A" or
     ``title``), a paragraph (A, B, the common deals, what pairing bought, notes, seat
-    fairness), the count line and the table. ``parquet`` names the file with every member."""
+    fairness), the count line and the table. ``parquet`` names the file with every member;
+    ``names`` the cards and tiles."""
     heading = title or (f"{comparison.setting}: " if comparison.setting else "") + \
         f"{comparison.variant} against {comparison.baseline}"
     items = differences(comparison)
@@ -237,7 +241,7 @@ def comparison_blocks(comparison: PairedComparison, parquet: str,
              _pairing_text(comparison), *comparison.notes, _fairness_text(comparison),
              count_line(items) + "."]
     return [Heading(heading, heading_level), Paragraph(" ".join(t for t in texts if t)),
-            comparison_table(comparison, parquet)]
+            comparison_table(comparison, parquet, names)]
 
 
 def explanation(comparisons: list[PairedComparison]) -> str:
@@ -265,7 +269,7 @@ def explanation(comparisons: list[PairedComparison]) -> str:
             "their difference.")
 
 
-def top_lines(comparison: PairedComparison) -> list[str]:
+def top_lines(comparison: PairedComparison, names: ItemNames = NO_NAMES) -> list[str]:
     """What ``sim compare`` prints: the deals compared on, the mean score, up to
     ``TOP_METRICS`` other metrics whose difference is decided (effects before associations, in
     headline order), the count line and the notes."""
@@ -275,7 +279,8 @@ def top_lines(comparison: PairedComparison) -> list[str]:
 
     def line(item: MetricDifference) -> str:
         a, b, difference = _cells(item)
-        return (f"  {_capitalised(item.finding.noun)}: A {a}, B {b}; B − A {difference} "
+        return (f"  {_capitalised(names.annotate(item.finding.noun))}: A {a}, B {b}; "
+                f"B − A {difference} "
                 f"{item.finding.unit}: {verdict_text(item)}"
                 + ("" if item.finding.causal else " (association: players chose it)"))
 
@@ -297,7 +302,8 @@ def top_lines(comparison: PairedComparison) -> list[str]:
 
 
 def against_baseline_section(results, out_dir: Path,
-                             step: Callable[[str], None] | None = None) -> list[Block]:
+                             step: Callable[[str], None] | None = None,
+                             names: ItemNames = NO_NAMES) -> list[Block]:
     """The sweep report's "Against the baseline" section (``sim.report.sweep`` calls it after
     the fields' blocks): every played point compared with the baseline of its table setting
     (``sim.stats.compare.baseline_pairs``), one table each; writes ``against-baseline.parquet``
@@ -350,7 +356,7 @@ def against_baseline_section(results, out_dir: Path,
     if notes:
         blocks.append(Bullets(tuple(notes)))
     for comparison in comparisons:
-        blocks += comparison_blocks(comparison, BASELINE_PARQUET)
+        blocks += comparison_blocks(comparison, BASELINE_PARQUET, names=names)
     if comparisons:
         _write_parquet(out_dir / BASELINE_PARQUET, comparison_frame(comparisons))
     return blocks
@@ -406,6 +412,7 @@ def write_compare_report(run_a: Path, run_b: Path, out_dir: Path | None = None
     ``out_dir`` that is a batch or sweep folder. Raises ``InputError`` (one line) when the two
     cannot be compared."""
     from sim.report.document import render_html, render_markdown
+    from sim.report.names import batch_item_names, merged_names
     from sim.stats.compare import compare_batches
 
     run_a, run_b = Path(run_a), Path(run_b)
@@ -413,6 +420,8 @@ def write_compare_report(run_a: Path, run_b: Path, out_dir: Path | None = None
     if (out_dir / "manifest.json").exists() or (out_dir / "sweep.json").exists():
         raise InputError(f"{out_dir}: a batch or sweep folder; give another folder with --out")
     comparison = compare_batches(run_a, run_b)
+    names = merged_names([batch_item_names(str(config.get("game", "")), manifest, run)
+                          for manifest, config, run in _recorded(run_a, run_b)])
     title = f"{comparison.variant} against {comparison.baseline}"
     configs = [read_manifest(run).get("config") or {} for run in (run_a, run_b)]
     blocks: list[Block] = [
@@ -425,12 +434,21 @@ def write_compare_report(run_a: Path, run_b: Path, out_dir: Path | None = None
                       f"{configs[0].get('seed')})"))),
         Paragraph(explanation([comparison])),
         *comparison_blocks(comparison, COMPARE_PARQUET, heading_level=2,
-                           title="B against A"),
+                           title="B against A", names=names),
     ]
+    if names.note:
+        blocks.append(Paragraph(names.note))
     page = f"Compare: {title}"
     markdown, html = out_dir / COMPARE_MARKDOWN, out_dir / COMPARE_HTML
     parquet = out_dir / COMPARE_PARQUET
     write_text_atomic(markdown, render_markdown(page, blocks, "figures"))
     write_text_atomic(html, render_html(page, blocks))
     _write_parquet(parquet, comparison_frame([comparison]))
-    return CompareReport(markdown, html, parquet, top_lines(comparison), comparison)
+    return CompareReport(markdown, html, parquet, top_lines(comparison, names), comparison)
+
+
+def _recorded(*runs: Path) -> list[tuple[dict, dict, Path]]:
+    """(manifest, config, folder) of each batch folder."""
+    manifests = [read_manifest(run) for run in runs]
+    return [(manifest, manifest.get("config") or {}, run)
+            for manifest, run in zip(manifests, runs, strict=True)]

@@ -35,6 +35,10 @@ LABEL_WIDTH = 22
 BAND_COLOUR = "#bdbdbd"
 # Above this many members per panel the x labels are turned to stay legible.
 UPRIGHT_LABELS = 6
+# A label longer than this (characters) is turned too, and its panels go one to a row.
+UPRIGHT_LABEL_LENGTH = 12
+# Labels that name an item ("tile 5 grass meadow") are cut only beyond this.
+NAMED_LABEL_WIDTH = 34
 
 
 def member_labels(nouns: list[str], width: int = LABEL_WIDTH) -> list[str]:
@@ -61,6 +65,21 @@ def member_labels(nouns: list[str], width: int = LABEL_WIDTH) -> list[str]:
     if len(set(labels)) < len(labels) or not all(labels):
         labels = [_cut(noun, width) for noun in nouns]
     return labels
+
+
+def named_member_labels(findings: list[FieldFinding], names=None) -> list[str]:
+    """``member_labels`` of the findings' nouns, each followed by the name of the item its
+    finding is about when ``names`` (``sim.report.names.ItemNames``) has one: "tile 5" ->
+    "tile 5 grass meadow"."""
+    labels = member_labels([f.noun for f in findings])
+    if names is None:
+        return labels
+    named = []
+    for label, finding in zip(labels, findings, strict=True):
+        item = names.finding_item(finding.key)
+        name = names.name(*item) if item is not None else None
+        named.append(_cut(f"{label} {name}", NAMED_LABEL_WIDTH) if name else label)
+    return named
 
 
 def _drop_possessive(label: str) -> str:
@@ -98,24 +117,27 @@ def _shared_limits(findings: list[FieldFinding]) -> tuple[float, float]:
 
 
 @contextmanager
-def headline_figure(title: str, findings: list[FieldFinding]) -> Iterator:
+def headline_figure(title: str, findings: list[FieldFinding],
+                    labels: list[str] | None = None) -> Iterator:
     """The small multiple of one headline's ``findings`` (all judged over the same fields, in
     the same order): yields the matplotlib figure, one panel per field titled by the field's
-    name, the panels sharing their y axis; closed on exit. See the module docstring."""
+    name, the panels sharing their y axis; closed on exit. ``labels`` name the members on the
+    x axis (default ``member_labels`` of their nouns). See the module docstring."""
     if not findings:
         raise ValueError("a headline figure needs at least one finding")
     names = list(findings[0].judgement.fields)
     if any(list(f.judgement.fields) != names for f in findings):
         raise ValueError("every finding of a headline figure must be judged over the same "
                          f"fields in the same order ({names})")
-    labels = member_labels([f.noun for f in findings])
+    labels = labels or member_labels([f.noun for f in findings])
     positions = np.arange(len(findings), dtype=float)
     limits = _shared_limits(findings)
     margins = {f.scale * f.judgement.margin for f in findings if f.kind == KIND_EFFECT}
     one_band = len(margins) == 1 and all(f.kind == KIND_EFFECT for f in findings)
     # Two fields side by side while their members' labels fit, one a row beyond (a phone
     # shows a figure ``FIGURE_WIDTH`` wide; see ``sim.report.plots``).
-    columns = 2 if len(findings) <= UPRIGHT_LABELS else 1
+    long_labels = max(len(label) for label in labels) > UPRIGHT_LABEL_LENGTH
+    columns = 2 if len(findings) <= UPRIGHT_LABELS and not long_labels else 1
     with styled_figure(len(names), title, columns=columns) as (figure, axes):
         for column, (axis, name) in enumerate(zip(axes, names, strict=True)):
             if column:
@@ -145,9 +167,10 @@ def headline_figure(title: str, findings: list[FieldFinding]) -> Iterator:
             axis.plot(positions, value, linestyle="none", marker="o", markersize=8,
                       color=NEUTRAL)
             axis.set_title(name)
-            turned = len(findings) > UPRIGHT_LABELS
+            turned = len(findings) > UPRIGHT_LABELS or long_labels
             axis.set_xticks(positions, labels, rotation=45 if turned else 0,
-                            ha="right" if turned else "center")
+                            ha="right" if turned else "center",
+                            rotation_mode="anchor" if turned else "default")
             axis.set_xlim(-0.6, len(findings) - 0.4)
         axes[0].set_ylim(*limits)
         for axis in axes[::columns]:
@@ -155,10 +178,11 @@ def headline_figure(title: str, findings: list[FieldFinding]) -> Iterator:
         yield figure
 
 
-def headline_png(title: str, findings: list[FieldFinding]) -> bytes | None:
+def headline_png(title: str, findings: list[FieldFinding],
+                 labels: list[str] | None = None) -> bytes | None:
     """PNG bytes of ``headline_figure``; None when there is nothing to draw (no finding, or
     more than ``MAX_FIGURE_MEMBERS`` members)."""
     if not findings or len(findings) > MAX_FIGURE_MEMBERS:
         return None
-    with headline_figure(title, findings) as figure:
+    with headline_figure(title, findings, labels) as figure:
         return png_bytes(figure)

@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass
 
 from sim.report.document import Block, Figure, Heading, Paragraph, Table
-from sim.report.field_plots import MAX_FIGURE_MEMBERS, headline_png
+from sim.report.field_plots import MAX_FIGURE_MEMBERS, headline_png, named_member_labels
+from sim.report.names import NO_NAMES, ItemNames
 from sim.report.numbers import number
 from sim.stats import field_findings
 from sim.stats.fields import (
@@ -75,7 +76,8 @@ class FieldGroup:
 
 
 def field_report_blocks(fields: list[FieldInfo], groups: list[FieldGroup],
-                        figure_prefix: str = "fields") -> tuple[list[Block], list[str]]:
+                        figure_prefix: str = "fields",
+                        item_names: ItemNames = NO_NAMES) -> tuple[list[Block], list[str]]:
     """The blocks of the report's "Across fields" section and its top sentences.
 
     ``fields`` names every field and its lineup; ``groups`` holds the findings of each table
@@ -85,7 +87,7 @@ def field_report_blocks(fields: list[FieldInfo], groups: list[FieldGroup],
     are several groups) with a caption paragraph under it. The top sentences (at most
     ``TOP_FINDINGS`` + 1): the count line over every group, then the findings that matter most,
     each with its value in every field and its paired differences. Both are empty when no group
-    has a finding."""
+    has a finding. Cards and tiles are named by number and name (``item_names``)."""
     groups = [group for group in groups if group.findings]
     if not groups:
         return [], []
@@ -95,13 +97,13 @@ def field_report_blocks(fields: list[FieldInfo], groups: list[FieldGroup],
     for group in groups:
         if several:
             blocks.append(Heading(group.label or "All games", 3))
-        blocks += _group_blocks(group, lineups, figure_prefix, several)
+        blocks += _group_blocks(group, lineups, figure_prefix, several, item_names)
     every = [finding for group in groups for finding in group.findings]
     names = list(dict.fromkeys(name for group in groups
                                for name in group.findings[0].judgement.fields))
     where = f" in {len(groups)} table settings" if several else ""
     top = [f"Across fields ({_join(names)}){where}: {count_line(every)}."]
-    top += [_top_sentence(group.label if several else "", finding)
+    top += [item_names.annotate(_top_sentence(group.label if several else "", finding))
             for group, finding in _top_findings(groups)]
     return blocks, top
 
@@ -201,8 +203,8 @@ def _pair_cells(finding, rows: list[int]) -> list[str]:
                            finding.digits, True) for row in rows]
 
 
-def _finding_cell(finding) -> str:
-    text = f"{finding.noun} ({finding.unit})"
+def _finding_cell(finding, names: ItemNames = NO_NAMES) -> str:
+    text = f"{names.annotate(finding.noun)} ({finding.unit})"
     return text if finding.causal else f"{text}; association: players chose it"
 
 
@@ -362,7 +364,7 @@ def _summary_row(count: int, verdict: str, exemplar, width: int) -> tuple[str, .
 
 
 def _group_blocks(group: FieldGroup, lineups: dict[str, str], figure_prefix: str,
-                  several: bool) -> list[Block]:
+                  several: bool, item_names: ItemNames = NO_NAMES) -> list[Block]:
     findings = group.findings
     names = list(findings[0].judgement.fields)
     deals = max(finding.judgement.clusters for finding in findings)
@@ -388,24 +390,25 @@ def _group_blocks(group: FieldGroup, lineups: dict[str, str], figure_prefix: str
             if isinstance(row, tuple):
                 cells = _summary_row(*row, len(header))
             else:
-                cells = ("", _finding_cell(row), *_field_cells(row),
+                cells = ("", _finding_cell(row, item_names), *_field_cells(row),
                          *_pair_cells(row, shown_pairs(row.judgement)), _verdict_text(row))
             # The headline names its first row only: the rows under it belong to it.
             table_rows.append((_capitalised(headline) if index == 0 else "", *cells[1:]))
         figures += _figure_blocks(headline, [r for r in rows if not isinstance(r, tuple)],
-                                  len(members), group.label if several else "", figure_prefix)
+                                  len(members), group.label if several else "", figure_prefix,
+                                  item_names)
     blocks.append(Table(header, tuple(table_rows)))
     return blocks + figures
 
 
 def _figure_blocks(headline: str, shown: list, members: int, label: str,
-                   figure_prefix: str) -> list[Block]:
+                   figure_prefix: str, item_names: ItemNames = NO_NAMES) -> list[Block]:
     """The small multiple of one headline and the caption paragraph under it; nothing when no
     member is left to draw or more than ``MAX_FIGURE_MEMBERS`` are."""
     if not shown or len(shown) > MAX_FIGURE_MEMBERS:
         return []
     title = _capitalised(headline) + " across fields" + (f": {label}" if label else "")
-    png = headline_png(title, shown)
+    png = headline_png(title, shown, named_member_labels(shown, item_names))
     if png is None:
         return []
     name = f"{figure_prefix}-{slug(headline)}" + (f"-{slug(label)}" if label else "")

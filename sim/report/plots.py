@@ -112,16 +112,30 @@ def wrap_titles(figure) -> None:
             title.set_text(wrap_title(title.get_text(), title.get_fontsize(), inches))
 
 
+# A chart with one row per item (a card, a tile, named on the y axis): the height of a row and
+# what the title, the axis label and the legend take besides (inches).
+ITEM_ROW_HEIGHT = 0.34
+ITEM_CHART_EXTRA = 2.4
+
+
+def item_chart_height(items: int) -> float:
+    """The height (inches) of a chart with one row per item: at least ``FIGURE_HEIGHT``, and
+    room for every item's name on the y axis at the figures' font size."""
+    return max(FIGURE_HEIGHT, ITEM_ROW_HEIGHT * items + ITEM_CHART_EXTRA)
+
+
 @contextmanager
-def styled_figure(panels: int = 1, title: str = "", columns: int = MAX_COLUMNS):
+def styled_figure(panels: int = 1, title: str = "", columns: int = MAX_COLUMNS,
+                  height: float | None = None):
     """A styled figure ``FIGURE_WIDTH`` wide with ``panels`` axes, at most ``columns`` side by
-    side and the rest in rows below (each row as tall as a one-row figure); yields (figure,
-    axes list in reading order). Fonts follow the legibility rule (module docstring)."""
+    side and the rest in rows below (each row as tall as a one-row figure, or ``height``
+    inches in all); yields (figure, axes list in reading order). Fonts follow the legibility
+    rule (module docstring)."""
     columns = max(1, min(panels, columns))
     rows = math.ceil(panels / columns)
     with plt.rc_context(STYLE):
         figure, axes = plt.subplots(rows, columns, squeeze=False,
-                                    figsize=(FIGURE_WIDTH, FIGURE_HEIGHT * rows))
+                                    figsize=(FIGURE_WIDTH, height or FIGURE_HEIGHT * rows))
         flat = list(axes.flat)
         for spare in flat[panels:]:
             spare.remove()
@@ -143,6 +157,19 @@ def raise_small_text(figure) -> None:
             text.set_fontsize(smallest)
 
 
+# The PNG text chunk that records a figure's smallest font (points), so that a check of the
+# page (the browser test) can tell how high its text is shown: points / 72 * SAVE_DPI pixels
+# of the PNG, scaled by the width shown over the PNG's width.
+SMALLEST_FONT_KEY = "sim-smallest-font-points"
+
+
+def smallest_text_points(figure) -> float:
+    """The smallest font size (points) of any text the figure shows."""
+    sizes = [text.get_fontsize() for text in figure.findobj(Text)
+             if text.get_text() and text.get_visible()]
+    return float(min(sizes)) if sizes else 0.0
+
+
 def png_bytes(figure) -> FigureImage:
     """The figure laid out tight, as PNG bytes carrying its SVG (the same bytes for the same
     figure: no date in the SVG, a fixed id salt, and Agg writes no timestamp)."""
@@ -153,7 +180,8 @@ def png_bytes(figure) -> FigureImage:
         figure.tight_layout()
     png, svg = io.BytesIO(), io.BytesIO()
     with plt.rc_context({"svg.hashsalt": STYLE["svg.hashsalt"]}):
-        figure.savefig(png, format="png", dpi=SAVE_DPI)
+        figure.savefig(png, format="png", dpi=SAVE_DPI,
+                       metadata={SMALLEST_FONT_KEY: f"{smallest_text_points(figure):.2f}"})
         figure.savefig(svg, format="svg", metadata={"Date": None})
     return FigureImage(png.getvalue(), svg.getvalue())
 
@@ -278,34 +306,55 @@ def win_matrix(matrix: pl.DataFrame | None, players: int, rules: str) -> bytes |
         return png_bytes(figure)
 
 
-def tile_impact(impact: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
-    """Bar per tile: change in mean score when the tile is removed unseen, with 95% CIs."""
+def tile_impact(impact: pl.DataFrame | None, players: int, rules: str,
+                labels: dict[int, str] | None = None) -> bytes | None:
+    """Bar per tile: change in mean score when the tile is removed unseen, with 95% CIs. The
+    tiles are rows named by ``labels`` (tile number -> "5 grass meadow"; the number alone
+    without), ordered by their effect, largest at the top."""
     if impact is None:
         return None
     panel = impact.filter((pl.col("players") == players) & (pl.col("rules") == rules))
     if panel.is_empty():
         return None
-    panel = panel.sort("tile")
+    panel = panel.sort(["effect", "tile"], descending=[False, True])
     effect = panel["effect"].to_numpy()
     error = np.vstack([effect - panel["effect_low"].to_numpy(),
                        panel["effect_high"].to_numpy() - effect])
     colours = [SCORE_UP if e > 0 else SCORE_DOWN for e in effect]
-    with styled_figure(1, "Effect of a tile being removed unseen (95% CIs)") as (figure, axes):
+    labels = labels or {}
+    names = [labels.get(int(tile), str(int(tile))) for tile in panel["tile"]]
+    positions = np.arange(panel.height)
+    with styled_figure(1, "Effect of a tile being removed unseen (95% CIs)",
+                       height=item_chart_height(panel.height)) as (figure, axes):
         axis = axes[0]
-        axis.bar(panel["tile"].to_numpy(), effect, color=colours, alpha=0.85)
-        axis.legend(handles=[Patch(color=SCORE_UP, alpha=0.85,
-                                   label="scores higher when this tile is removed"),
-                             Patch(color=SCORE_DOWN, alpha=0.85,
-                                   label="scores lower when this tile is removed")],
-                    loc="best")
-        axis.errorbar(panel["tile"].to_numpy(), effect, yerr=error, fmt="none", ecolor="black",
-                      capsize=4)
-        axis.axhline(0, color="black", linewidth=1)
-        axis.set_xticks(panel["tile"].to_numpy())
-        axis.set_xlabel("Tile number")
-        axis.set_ylabel("Mean score change when removed\n(points per player)")
+        axis.barh(positions, effect, color=colours, alpha=0.85)
+        axis.errorbar(effect, positions, xerr=error, fmt="none", ecolor="black", capsize=3)
+        axis.axvline(0, color="black", linewidth=1)
+        axis.set_yticks(positions, names)
+        axis.set_ylim(-0.7, panel.height - 0.3)
+        axis.grid(axis="y", visible=False)
+        # The tick labels name the tiles (number and name): no y label, so that they have room.
+        axis.set_xlabel("Mean score change when removed\n(points per player)", loc="right")
         axis.set_title(_panel_title(players, rules))
+        legend_below(axis, [Patch(color=SCORE_UP, alpha=0.85,
+                                  label="scores higher when this tile is removed"),
+                            Patch(color=SCORE_DOWN, alpha=0.85,
+                                  label="scores lower when this tile is removed")])
         return png_bytes(figure)
+
+
+def legend_below(axis, handles: list) -> None:
+    """The legend under the axes (and their x label), one entry a line: over a chart with one
+    row per item it would hide the items at one end."""
+    # Centred on the figure (the item names take the axes' left), anchored at the axes' bottom
+    # edge and padded (in font sizes) past the tick labels and the x label beneath it.
+    from matplotlib.transforms import blended_transform_factory
+
+    lines = axis.get_xlabel().count("\n") + 1
+    axis.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                bbox_transform=blended_transform_factory(axis.figure.transFigure,
+                                                         axis.transAxes),
+                ncol=1, frameon=False, borderaxespad=2.2 + 1.3 * lines)
 
 
 def variance_decomposition(variance: pl.DataFrame | None, players: int,

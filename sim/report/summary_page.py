@@ -22,6 +22,7 @@ from sim.report.document import (
     Figure,
     Heading,
     Paragraph,
+    Picture,
     Table,
     render_markdown,
 )
@@ -43,7 +44,9 @@ class SummaryPage:
     ``table_notes`` saying how to read them;
     ``figures``: the figure blocks of the report (rendered as links into ``figure_dir``);
     ``files``: the machine-readable files beside the report; ``reproduce``: the commands that
-    play the games again (Markdown, ``reproduce_command``), or None when they cannot be given."""
+    play the games again (Markdown, ``reproduce_command``), or None when they cannot be given;
+    ``pictures``: drawings of the game the report shows (a sample final position), linked
+    from ``figure_dir`` after the figures."""
 
     title: str
     design: str
@@ -56,6 +59,7 @@ class SummaryPage:
     tables: list[Table] = field(default_factory=list)
     table_notes: list[str] = field(default_factory=list)  # how to read the tables
     findings_heading: str = "Findings"
+    pictures: list[Picture] = field(default_factory=list)
 
 
 def _strip_suffix(text: str, suffix: str) -> str:
@@ -129,8 +133,8 @@ def baseline_lines(section: list[Block]) -> list[str]:
 
 def render_summary(page: SummaryPage) -> str:
     """The page as Markdown: title, design sentence, numbered findings (and tables), at most
-    ``MAX_FIGURES`` figures linked from the report's figure folder, the files and how to
-    reproduce."""
+    ``MAX_FIGURES`` figures and the pictures linked from the report's figure folder, the files
+    and how to reproduce."""
     blocks: list[Block] = [Paragraph(page.design)]
     if page.findings:
         blocks += [Heading(page.findings_heading),
@@ -138,9 +142,10 @@ def render_summary(page: SummaryPage) -> str:
     if page.tables:
         blocks += [Heading("Every grid point"), *page.tables,
                    *(Paragraph(note) for note in page.table_notes)]
-    if page.figures:
+    if page.figures or page.pictures:
         blocks.append(Heading("Figures"))
         blocks += page.figures[:MAX_FIGURES]
+        blocks += page.pictures
     files = "; ".join(f"[{name}]({name})" for name in page.files)
     blocks.append(Paragraph(f"Full report: [report.html](report.html); every number: {files}."))
     if page.reproduce is None:

@@ -48,6 +48,7 @@ from sim.report.document import (
     render_markdown,
 )
 from sim.report.findings import format_p_value
+from sim.report.names import NO_NAMES, ItemNames, merged_names, names_of_batch
 from sim.report.plots import write_figure_files
 from sim.report.sweep_plots import Cell, Series, metric_figure, varying_axes
 from sim.stats.seats import FAIR_MARGIN
@@ -605,7 +606,25 @@ def _point_report_blocks(results: SweepResults, written: dict[int, Path]) -> lis
             Links(tuple(items))]
 
 
-def _notes_blocks(results: SweepResults) -> list[Block]:
+def sweep_item_names(results: SweepResults) -> ItemNames:
+    """The cards', spirits' and tiles' names for the whole sweep: each point's own (from the
+    data it was played with), kept where the points agree (``sim.report.names.merged_names``);
+    points that share their data are read once."""
+    every, seen = [], set()
+    for index in sorted(results.batches):
+        batch = results.batches[index]
+        config = batch.manifest.get("config") or {}
+        data_file = config.get("data_file")
+        where = str((Path(batch.run_dir) / data_file).resolve()) if data_file else ""
+        key = (batch.game, where, str(batch.manifest.get("data_digest", "")))
+        if key in seen:
+            continue
+        seen.add(key)
+        every.append(names_of_batch(batch))
+    return merged_names(every)
+
+
+def _notes_blocks(results: SweepResults, names: ItemNames = NO_NAMES) -> list[Block]:
     unit = "deal" if all(b.cluster_unit == "deal" for b in results.batches.values()) else \
         "deal (the shard for points of a summary store from before per-deal sums were kept)"
     return [Heading("Notes and methods"), Bullets((
@@ -630,6 +649,7 @@ def _notes_blocks(results: SweepResults) -> list[Block]:
         "are each point's own; a difference between two points is known more precisely than "
         "their two intervals suggest, because the deals' luck cancels in it.",
         "Seats are counted from 1 (the first player); the Parquet files keep the 0-based seat.",
+        *([names.note] if names.note else []),
     ))]
 
 
@@ -640,8 +660,8 @@ def _group_label(values: dict, axes: list[str]) -> str:
     return ", ".join(f"{axis} {_axis_text(values[axis])}" for axis in axes)
 
 
-def field_section(results: SweepResults, step: Callable[[str], None]
-                  ) -> tuple[list[Block], list[str], pl.DataFrame]:
+def field_section(results: SweepResults, step: Callable[[str], None],
+                  item_names: ItemNames = NO_NAMES) -> tuple[list[Block], list[str], pl.DataFrame]:
     """With a ``field`` axis: every headline judged across the fields, per setting of the other
     axes (``sim.stats.field_findings``), as report blocks, the top sentences and one long frame
     (``fields.parquet``). Empty without fields."""
@@ -686,7 +706,7 @@ def field_section(results: SweepResults, step: Callable[[str], None]
             frames.append(frame.with_columns(
                 *[pl.lit(value).alias(axis) for axis, value in zip(other_axes, key, strict=True)]
             ).select(*other_axes, pl.exclude(other_axes)))
-    blocks, top = field_report_blocks(infos, field_groups)
+    blocks, top = field_report_blocks(infos, field_groups, item_names=item_names)
     # The seats' fairness across fields, per table setting, right after the count line.
     fairness = []
     for group in field_groups:
@@ -813,14 +833,16 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
             report = build_report(point.run_dir, out_dir / POINTS_DIR / point.label,
                                   fair_margin=fair_margin)
             written[point.index] = report.html
-    field_blocks, field_top, field_frame = field_section(results, step)
+    # Cards, spirits and tiles by number and name, from the data the points were played with.
+    names = sweep_item_names(results)
+    field_blocks, field_top, field_frame = field_section(results, step, names)
     if field_top:
         field_blocks = [Heading("Findings across fields"), Bullets(tuple(field_top)),
                         *field_blocks]
     # Every other point against the baseline, paired on common deals (against-baseline.parquet).
     from sim.report.compare import against_baseline_section
     field_figures = [block for block in field_blocks if isinstance(block, Figure)]
-    baseline_blocks = against_baseline_section(results, out_dir, step)
+    baseline_blocks = against_baseline_section(results, out_dir, step, names)
     field_blocks += baseline_blocks
     step("figures and tables")
     figures: dict[str, bytes] = {}
@@ -830,8 +852,9 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
               + _stopping_blocks(results) + _score_blocks(results, figures)
               + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
               + _tie_blocks(results, figures) + _game_column_blocks(results)
-              + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game))
-              + _point_report_blocks(results, written) + _notes_blocks(results))
+              + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game),
+                                  names=names)
+              + _point_report_blocks(results, written) + _notes_blocks(results, names))
     for block in [*field_blocks, *extra_blocks]:
         if isinstance(block, Figure):
             figures[block.name] = block.png

@@ -74,7 +74,9 @@ def _check_page(out_dir, page: str) -> list[str]:
     assert str(out_dir) not in page and "/tmp" not in page
     assert not re.search(r"\]\(/", page)  # no absolute link
     targets = IMAGE.findall(page)
-    assert 1 <= len(targets) <= 2
+    # At most two figures, and the sample final position beside them when it is drawn.
+    figures = [target for target in targets if target != "figures/sample-position.svg"]
+    assert 1 <= len(figures) <= 2 and len(targets) - len(figures) <= 1
     for target in targets:
         assert target.startswith("figures/") and (out_dir / target).is_file(), target
     assert "Full report: [report.html](report.html); every number: " \
@@ -93,7 +95,8 @@ def test_batch_summary_has_the_reports_findings_figures_and_same_bytes(batch_dir
     # The findings, numbered, in the report's order and words.
     numbered = [f"{i + 1}. {finding}" for i, finding in enumerate(result.findings)]
     assert result.findings and "\n".join(numbered) in page and "\n".join(numbered) in report
-    assert _check_page(tmp_path / "one", page) == ["figures/seats.png", "figures/scores.png"]
+    assert _check_page(tmp_path / "one", page) == ["figures/seats.png", "figures/scores.png",
+                                                   "figures/sample-position.svg"]
     assert "Reproduce: `sim run config.toml`, then `sim report runs/lf-small`" in page
     build_report(batch_dir, tmp_path / "two")
     assert (tmp_path / "two" / SUMMARY_FILE).read_bytes() == page.encode()
