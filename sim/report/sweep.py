@@ -310,6 +310,15 @@ def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
                 paths.append(path or str(value))
             values = paths
         lines.append(f"{axis} = {_toml_value(values)}")
+    stored_baseline = sweep.manifest.get("baseline")
+    if grid and isinstance(stored_baseline, dict):
+        # The baseline the report compared against (a data axis is named by its point's path
+        # above, so its baseline is left to the default, the first value).
+        named = {axis: value for axis, value in stored_baseline.items()
+                 if axis in grid and axis != data_axis}
+        if named:
+            pairs = ", ".join(f"{axis} = {_toml_value(value)}" for axis, value in named.items())
+            lines.append(f"baseline = {{{pairs}}}")
     if sweep.adaptive:
         lines += ["", "[adaptive]"]
         for key in ("metric", "half_width", "min_games", "step_games", "fair_margin"):

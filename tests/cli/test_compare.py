@@ -150,6 +150,9 @@ def test_the_sweep_report_compares_every_point_with_the_baseline(tmp_path):
         set(frame["baseline_point"].to_list()) == {0}
     mean = frame.filter(pl.col("key") == MEAN_SCORE_KEY).row(0, named=True)
     assert mean["verdict"] == HIGHER and mean["difference_low"] > 0
+    # The sweep file written beside the report names the same baseline.
+    assert "baseline = {trees_per_colour_per_player = 1}" in \
+        (report_dir / "sweep.toml").read_text().splitlines()
 
     # Two points of the sweep folder are batches too; the sweep folder itself is not.
     points = sweep_dir / "points"
