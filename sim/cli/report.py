@@ -83,6 +83,10 @@ def report(
                 typer.echo("Findings across fields:")
                 for number, finding in enumerate(result.findings, 1):
                     typer.echo(f"  {number}. {finding}")
+            if result.baseline_findings:
+                typer.echo("Against the baseline:")
+                for line in result.baseline_findings:
+                    typer.echo(f"  {line}")
             if picks:
                 from sim.tune_trees import across_fields
 

@@ -90,6 +90,8 @@ class SweepReportResult:
     results: SweepResults
     seconds: float
     findings: list[str] = field(default_factory=list)  # the findings across fields, if any
+    # One line per comparison with the baseline ("Against the baseline"), if any.
+    baseline_findings: list[str] = field(default_factory=list)
 
 
 # --- number formatting ---------------------------------------------------------------------------
@@ -770,6 +772,13 @@ def summary_frame(results: SweepResults) -> pl.DataFrame:
                                          if c not in ("point", "label")])
 
 
+def _baseline_lines(baseline_blocks: list[Block]) -> list[str]:
+    """The against-baseline count lines (one per comparison) that summary.md lists."""
+    from sim.report.summary_page import baseline_lines
+
+    return baseline_lines(baseline_blocks)
+
+
 def _write_summary_page(out_dir: Path, title: str, blocks: list[Block], results: SweepResults,
                         field_top: list[str], field_figures: list[Figure],
                         baseline_blocks: list[Block], figures: dict[str, bytes],
@@ -896,7 +905,8 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     return SweepReportResult(html=html_path, markdown=markdown_path,
                              summary_parquet=parquet_path, point_reports=list(written.values()),
                              results=results, seconds=time.perf_counter() - start,
-                             findings=field_top)
+                             findings=field_top,
+                             baseline_findings=_baseline_lines(baseline_blocks))
 
 
 __all__ = ["SweepReportExtras", "SweepReportResult", "build_sweep_report",

@@ -133,9 +133,10 @@ def test_the_sweep_report_compares_every_point_with_the_baseline(tmp_path):
     sweep_dir, report_dir = tmp_path / "sweep", tmp_path / "report"
     result = _invoke("sweep", str(sweep_file), "--out", str(sweep_dir), "--workers", "1", "-q")
     assert result.exit_code == 0, result.output
-    result = _invoke("report", str(sweep_dir), "--out", str(report_dir), "--no-point-reports",
-                     "-q")
+    result = _invoke("report", str(sweep_dir), "--out", str(report_dir), "--no-point-reports")
     assert result.exit_code == 0, result.output
+    # The command's own output leads with the comparison, as summary.md does.
+    assert "Against the baseline:\n  " in result.output
     markdown = (report_dir / "report.md").read_text()
     section = markdown.split("## Against the baseline\n", 1)[1].split("\n## ", 1)[0]
     assert "The baseline is trees_per_colour_per_player=1" in section
