@@ -1,11 +1,13 @@
 """Every statistic of a batch, from its Parquet files.
 
-``analyse_batch`` hands every section one lazy scan of the narrow columns it needs; the sections
-reduce it with polars' streaming engine to per-deal (or coarser) aggregates, so their memory
-follows the number of deals and groups, not the number of rows. Three still hold rows of their
-own: the token regression (every row), the lineup model (the rows of a panel with several
-strategies) and the card, trace and skill sections of the games that have them. What a store
-or a game cannot give is left as None, with a note saying why; the report prints those notes.
+``analyse_batch`` hands every section one lazy scan of the narrow columns it needs. The
+sections read the shards in chunks of whole deals and keep exact integer sums per cell (and,
+for the clustered intervals and regressions, sums of per-deal products), so their memory does
+not grow with the number of games: a 10-million-game batch reports in about the memory of a
+small one. Two still hold rows of their own: head to head (a value per game and pair of
+strategies, only in panels that mix strategies) and the card, trace and skill sections of the
+games that have them. What a store or a game cannot give is left as None, with a note saying
+why; the report prints those notes.
 """
 
 from __future__ import annotations
@@ -27,20 +29,19 @@ from sim.stats.cards import (
     read_card_rows,
 )
 from sim.stats.categories import category_columns, category_means
-from sim.stats.convergence import convergence_units, games_needed, running_estimates
+from sim.stats.convergence import batch_running_estimates, games_needed
 from sim.stats.scores import distributions, pooled_histogram, score_histogram
 from sim.stats.seats import (
     FAIR_MARGIN,
-    extra_token_effect,
     seat_table,
     seat_tests,
     strategy_mix_is_balanced,
-    token_table,
 )
 from sim.stats.skill import ladder, read_skill_rows, variance_split
 from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.tokens import extra_token_effect, token_table
 from sim.stats.unfolding import game_lengths, read_trace_rows, unfolding_tables
-from sim.stats.units import cluster_units
+from sim.stats.units import cluster_moments
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 
 ROW_COLUMNS = ["game_id", "deal_id", "replicate", "players", "rules", "strategy", "seat", "score",
@@ -136,7 +137,9 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
 
     step("score distributions")
     histogram = score_histogram(batch, rows)
-    clusters = cluster_units(batch, rows)
+    # The per-deal sums reduced chunk by chunk to exact moments: memory does not grow with the
+    # number of deals.
+    clusters = cluster_moments(batch)
     unit_name = batch.cluster_unit
     table = distributions(histogram, clusters)
     seats = seat_table(histogram, clusters)
@@ -144,15 +147,17 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
                 ["player_games"].sum())
 
     step("seat advantage")
+    # The lineup model reads the games chunk by chunk (panels with several strategies only).
+    chunks = ([batch.scan(ROW_COLUMNS, files=chunk) for chunk in batch.chunks()]
+              if rows is not None else None)
     tests, gaps = seat_tests(clusters, unit_name, fair_margin=fair_margin,
-                             rows=rows, design=batch.pool_design)
+                             rows=chunks, design=batch.pool_design)
     if not tests.filter(pl.col("reason").is_not_null()).is_empty():
         notes.append("In some player counts no test of equal seats and no seat verdict is "
                      "given; the seat section says why in one line.")
 
     step("convergence")
-    units = convergence_units(batch, rows)
-    running = running_estimates(units)
+    running = batch_running_estimates(batch, clusters.unit_counts())
     if running.is_empty():
         notes.append("Convergence needs at least two units (deals or shards); this batch has "
                      "fewer.")

@@ -36,6 +36,11 @@ NOTABLE_COLUMNS = ("game_id", "kind", "seat", "strategy", "score", "drawing")
 # polars' out-of-core engine (the spelling of polars >= 1.23's ``collect(engine=...)``).
 STREAMING_ENGINE = "streaming"
 
+# Games read at once by the sections that stream a batch chunk by chunk (``Batch.chunks``):
+# 400,000 player rows of a 4-player batch (a few hundred MB at most while polars reads them),
+# whatever the batch's size.
+CHUNK_GAMES = 100_000
+
 # Group columns every statistic is split by; ``rules`` is a label of the rules parameters that
 # vary within the batch (empty when they are all fixed).
 GROUP_COLUMNS = ("players", "rules", "strategy", "seat")
@@ -106,13 +111,15 @@ class Batch:
         """True when every one of ``names`` is a column of the shards."""
         return all(name in self.columns for name in names)
 
-    def scan(self, columns: list[str] | None = None) -> pl.LazyFrame:
+    def scan(self, columns: list[str] | None = None,
+             files: tuple[Path, ...] | None = None) -> pl.LazyFrame:
         """Lazy scan of the store's shards with a ``rules`` label column added.
 
         ``columns`` limits what is read (``rules`` is added whenever asked for or when no list is
-        given); the scan reads nothing until collected.
+        given); ``files`` limits it to some of ``shard_files`` (a chunk, ``chunks``). The scan
+        reads nothing until collected.
         """
-        frame = pl.scan_parquet(list(self.shard_files))
+        frame = pl.scan_parquet(list(self.shard_files if files is None else files))
         wanted = list(self.columns) if columns is None else list(columns)
         needs_rules = columns is None or "rules" in wanted
         base = [c for c in wanted if c != "rules"]
@@ -136,13 +143,28 @@ class Batch:
         ]
         return pl.concat(frames, how="vertical_relaxed")
 
-    def scan_deal_sums(self) -> pl.LazyFrame:
+    def scan_deal_sums(self, files: tuple[Path, ...] | None = None) -> pl.LazyFrame:
         """Lazy scan of the summary store's per-deal sums: per (players, seat, strategy, rules
         parameters..., ``deal_id``) the integer sums of ``DEAL_SUM_COLUMNS``, with a ``rules``
-        label added. A deal's replicates may fall in two shards: sum over ``deal_id``."""
-        frame = pl.scan_parquet(list(self.deal_sum_files)).select(
+        label added (``files``: some of ``deal_sum_files``, default all). A deal's replicates
+        may fall in two shards: sum over ``deal_id``."""
+        files = self.deal_sum_files if files is None else files
+        frame = pl.scan_parquet(list(files)).select(
             "players", "seat", "strategy", *self.varying_rules, "deal_id", *DEAL_SUM_COLUMNS)
         return frame.with_columns(rules_label(self.varying_rules))
+
+    def chunks(self, files: tuple[Path, ...] | None = None,
+               games: int | None = None) -> list[tuple[Path, ...]]:
+        """``files`` (default ``shard_files``; or ``deal_sum_files``, one per shard) cut into runs
+        of consecutive shards of about ``games`` games each (default ``CHUNK_GAMES``; at least one
+        shard): what a section that streams the batch reads at once. Shards hold consecutive
+        game ids in shard order, so a deal can span two chunks only at their common edge."""
+        files = self.shard_files if files is None else files
+        games = CHUNK_GAMES if games is None else games
+        size = (self.manifest.get("config") or {}).get("shard_size")
+        per_chunk = max(1, games // size) if isinstance(size, int) and size > 0 else 1
+        return [tuple(files[start:start + per_chunk])
+                for start in range(0, len(files), per_chunk)]
 
     def scan_notable(self) -> pl.LazyFrame | None:
         """Lazy scan of ``notable/*.parquet``, or None when the batch has none."""

@@ -21,8 +21,9 @@ import polars as pl
 from sim.stats.batch import open_batch
 from sim.stats.clustered import t_critical
 from sim.stats.scores import distributions, score_histogram
-from sim.stats.seats import extra_token_effect, seat_gap_family, strategy_mix_is_balanced
+from sim.stats.seats import seat_gap_family, strategy_mix_is_balanced
 from sim.stats.strategies import head_to_head, strategy_gaps
+from sim.stats.tokens import extra_token_effect
 from sim.stats.units import cluster_units
 from sim.stats.variance import light_tile_effect, tile_impact
 

@@ -12,8 +12,9 @@ import numpy as np
 import polars as pl
 
 from sim.stats.batch import Batch, collect_streaming
-from sim.stats.clustered import WIN_SCALE, grouped_ratio_table
+from sim.stats.clustered import WIN_SCALE, t_critical
 from sim.stats.intervals import proportion_interval
+from sim.stats.units import ClusterMoments
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 HISTOGRAM_KEYS = ["players", "rules", "strategy", "seat", "score"]
@@ -49,14 +50,15 @@ def _quantile_expression(q: float) -> pl.Expr:
     return pl.col("score").filter(cumulative >= q * pl.col("count").sum()).first()
 
 
-def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
+def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame | ClusterMoments,
                        by: list[str]) -> pl.DataFrame:
     """Per group of ``by``: player-games, mean score with CI, SD, quantiles, win rate with CI
     and tie rate (share of player-games won in a tie) with CI.
 
     The mean, the win rate and the tie rate are ratio means over player-games with
     cluster-robust standard errors over the batch's independent units (``units``: deals, or
-    shards for an old summary store; see ``sim.stats.clustered``), so the correlation of the
+    shards for an old summary store; see ``sim.stats.clustered``; their per-cluster sums or, in
+    bounded memory, their ``ClusterMoments``), so the correlation of the
     seats of a game and of the replays of a deal is counted. The mean has a t interval; the two
     rates are proportions and get ``proportion_interval`` (Wilson at the effective sample size),
     which stays inside [0, 1] and is one-sided at 0% or 100%. Bounds are null where no interval
@@ -79,15 +81,11 @@ def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (table["sum_squares"].to_numpy() - n * mean ** 2) / (n - 1)
     sd = np.sqrt(np.maximum(variance, 0.0))
-    intervals = grouped_ratio_table(units, by, "player_games",
-                                    {"mean": "score_sum", "win_rate": "win_units",
-                                     "tie_rate": "shared_wins"})
+    moments = units if isinstance(units, ClusterMoments) else ClusterMoments.from_units(units)
+    intervals = _moment_intervals(moments, by)
     table = (table.drop("sum_squares").with_columns(sd=pl.Series(sd))
-             .join(intervals.select(*by, "mean_low", "mean_high", "mean_clusters",
-                                    (pl.col("win_rate", "win_rate_se") / WIN_SCALE),
-                                    "tie_rate_se", "tie_rate_clusters"),
-                   on=by, how="left", nulls_equal=True))
-    fixed = _win_rate_fixed(units, by)
+             .join(intervals, on=by, how="left", nulls_equal=True))
+    fixed = _win_rate_fixed(moments, by)
     table = table.join(fixed, on=by, how="left", nulls_equal=True).with_columns(
         pl.col("win_rate_fixed").fill_null(False),
         tie_rate=pl.col("shared_wins") / pl.col("player_games"))
@@ -109,20 +107,70 @@ def distribution_table(histogram: pl.DataFrame, units: pl.DataFrame,
     ).drop("tie_rate_clusters").rename({"mean_clusters": "clusters"})
 
 
-def _win_rate_fixed(units: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+def _moment_intervals(moments: ClusterMoments, by: list[str],
+                      confidence: float = 0.95) -> pl.DataFrame:
+    """Per group of ``by`` (``players`` and ``rules`` and any of ``strategy``, ``seat``): the
+    clustered intervals ``distribution_table`` joins, as ``grouped_ratio_table`` gives them
+    (ratio means, CR1 over the clusters the group appears in, t on clusters - 1), from exact
+    moments: the mean score's bounds and clusters, the win rate and its SE (per win), the tie
+    rate's SE."""
+    if by[:2] != ["players", "rules"]:
+        raise ValueError(f"groups must start with players and rules, not {by}")
+    cell_fields = by[2:]
+    records: dict[str, list] = {name: [] for name in by}
+    estimates: dict[str, list] = {name: [] for name in (
+        "mean", "mean_se", "mean_clusters", "win_rate", "win_rate_se", "tie_rate_se")}
+    for (players, rules), panel in moments.panels.items():
+        keys, groups = panel.groups(cell_fields)
+        clusters = panel.group_clusters(groups)
+        for key in keys:
+            for name, value in zip(by, (players, rules, *key), strict=True):
+                records[name].append(value)
+        estimates["mean_clusters"] += clusters.tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(clusters >= 2, clusters / (clusters - 1.0), np.nan)
+        for prefix, value in (("mean", "score_sum"), ("win_rate", "win_units"),
+                              ("tie_rate", "shared_wins")):
+            y_total, x_total, numerators = panel.ratio_numerators(value, groups)
+            squares = np.array([numerators[g, g] / x_total[g] ** 4 if x_total[g] else np.nan
+                                for g in range(len(keys))])
+            estimates[f"{prefix}_se"] += np.sqrt(factor * squares).tolist()
+            if prefix != "tie_rate":
+                estimates[prefix] += [y / x if x else np.nan
+                                      for y, x in zip(y_total, x_total, strict=True)]
+    clusters = np.array(estimates["mean_clusters"], dtype=np.int64)
+    mean, se = np.array(estimates["mean"], dtype=float), np.array(estimates["mean_se"], float)
+    critical = t_critical(clusters.astype(float), confidence)
+    schema = {"players": pl.Int64, "rules": pl.String, "strategy": pl.String, "seat": pl.Int64}
+    return pl.DataFrame(records, schema={name: schema[name] for name in by}).with_columns(
+        mean_low=pl.Series(mean - critical * se), mean_high=pl.Series(mean + critical * se),
+        mean_clusters=pl.Series(clusters),
+        # In win units (exact integers) until here, as the per-cluster sums are.
+        win_rate=pl.Series(np.array(estimates["win_rate"], dtype=float)) / WIN_SCALE,
+        win_rate_se=pl.Series(np.array(estimates["win_rate_se"], dtype=float)) / WIN_SCALE,
+        tie_rate_se=pl.Series(np.array(estimates["tie_rate_se"], dtype=float)),
+        tie_rate_clusters=pl.Series(clusters))
+
+
+def _win_rate_fixed(moments: ClusterMoments, by: list[str]) -> pl.DataFrame:
     """True for groups pooled over seats whose strategy is the only one in its (players,
     rules): every game's single win then falls to it, so its win rate is exactly 1 / players."""
-    if "seat" in by or "strategy" not in by:
-        return units.select(by).unique().with_columns(win_rate_fixed=pl.lit(False))
-    panel = [c for c in by if c != "strategy"]
-    alone = units.group_by(panel).agg(strategies=pl.col("strategy").n_unique())
-    return (units.select(by).unique().join(alone, on=panel, how="left", nulls_equal=True)
-            .select(*by, win_rate_fixed=pl.col("strategies") == 1))
+    pooled = "seat" not in by and "strategy" in by
+    records = []
+    for (players, rules), panel in moments.panels.items():
+        keys, _ = panel.groups(by[2:])
+        alone = pooled and len(panel.strategies) == 1
+        records += [(players, rules, *key, alone) for key in keys]
+    schema = {"players": pl.Int64, "rules": pl.String, "strategy": pl.String, "seat": pl.Int64}
+    return pl.DataFrame(records, schema={**{name: schema[name] for name in by},
+                                         "win_rate_fixed": pl.Boolean}, orient="row")
 
 
-def distributions(histogram: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+def distributions(histogram: pl.DataFrame, units: pl.DataFrame | ClusterMoments) -> pl.DataFrame:
     """``distribution_table`` per (players, rules, strategy, seat), plus one row per
     (players, rules, strategy) pooled over seats with ``seat`` null."""
+    if not isinstance(units, ClusterMoments):
+        units = ClusterMoments.from_units(units)
     per_seat = distribution_table(histogram, units, ["players", "rules", "strategy", "seat"])
     pooled = distribution_table(histogram, units, ["players", "rules", "strategy"]).with_columns(
         seat=pl.lit(None, dtype=pl.Int64))

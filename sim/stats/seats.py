@@ -1,6 +1,5 @@
 """Seat advantage: win rate and mean score by seat, a test of "all seats equal", every gap
-between two seats with simultaneous intervals, a fairness verdict against a stated margin, and
-(Legendary Forests) the worth of holding the construction token.
+between two seats with simultaneous intervals and a fairness verdict against a stated margin.
 
 A seat's raw results mix what the seat is worth with who sits there and whom it faces. Two
 ways keep them apart, and every seat test and verdict rests on one of them (``method``):
@@ -33,22 +32,18 @@ import numpy as np
 import polars as pl
 
 from sim.stats import margins
-from sim.stats.batch import collect_streaming
 from sim.stats.clustered import (
     MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
     ContrastIntervals,
     RatioMeans,
     WaldTest,
-    cluster_matrix,
     contrast_intervals,
     equal_means_test,
-    grouped_ratio_intervals,
     pairwise_contrasts,
-    ratio_means,
-    t_critical,
 )
 from sim.stats.scores import distribution_table
+from sim.stats.units import SUM_COLUMNS, ClusterMoments, PanelMoments, edges_in_order
 
 PANEL = ["players", "rules"]
 # Largest difference in a strategy's share of a seat's player-games across seats that still
@@ -87,7 +82,7 @@ BALANCED_DESIGNS = ("mirror", "repeated", "balanced", "every-order")
 _RANK_TOLERANCE = 1e-9
 
 
-def seat_table(histogram: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+def seat_table(histogram: pl.DataFrame, units: pl.DataFrame | ClusterMoments) -> pl.DataFrame:
     """Per (players, rules, seat), pooled over strategies: mean score and win rate with CIs."""
     return distribution_table(histogram, units, [*PANEL, "seat"])
 
@@ -136,76 +131,154 @@ class SeatGaps:
     clusters: int
 
 
-def seat_gap_family(units: pl.DataFrame, confidence: float = 0.95) -> SeatGaps:
+def seat_gap_family(units: pl.DataFrame | PanelMoments, confidence: float = 0.95) -> SeatGaps:
     """For one (players, rules): the seats, the seat pairs and the simultaneous intervals of
-    every pairwise gap in win rate and in mean score, plus the Wald test of equal win rates."""
-    seats, sums = cluster_matrix(units, "seat", ("win_units", "score_sum", "player_games"))
-    win = ratio_means(sums["win_units"] / WIN_SCALE, sums["player_games"])
-    score = ratio_means(sums["score_sum"], sums["player_games"])
+    every pairwise gap in win rate and in mean score, plus the Wald test of equal win rates.
+    ``units`` are the panel's per-(seat, cluster) sums (``cluster_units``' columns) or their
+    ``PanelMoments``."""
+    if isinstance(units, pl.DataFrame):
+        moments = ClusterMoments.from_units(units)
+        if len(moments.panels) != 1:
+            raise ValueError("seat_gap_family takes the cluster sums of one (players, rules)")
+        units = next(iter(moments.panels.values()))
+    keys, groups = units.groups(["seat"])
+    seats = [key[0] for key in keys]
+    win = units.ratio_means("win_units", groups, scale=WIN_SCALE)
+    score = units.ratio_means("score_sum", groups)
     matrix, pairs = pairwise_contrasts(len(seats))
     # The sums are of integers, so these point estimates are exact whatever the cluster order.
-    games = sums["player_games"].sum(axis=0)
-    return SeatGaps(seats, pairs, sums["win_units"].sum(axis=0) / WIN_SCALE / games,
-                    sums["score_sum"].sum(axis=0) / games,
+    games = (groups @ units.totals[SUM_COLUMNS.index("player_games")]).astype(float)
+    wins = (groups @ units.totals[SUM_COLUMNS.index("win_units")]).astype(float)
+    points = (groups @ units.totals[SUM_COLUMNS.index("score_sum")]).astype(float)
+    return SeatGaps(seats, pairs, wins / WIN_SCALE / games, points / games,
                     contrast_intervals(win, matrix, confidence),
                     contrast_intervals(score, matrix, confidence), equal_means_test(win),
                     win.clusters)
 
 
-def lineup_model_family(panel: pl.DataFrame, players: int,
-                        confidence: float = 0.95) -> SeatGaps | str:
-    """The seats of one (players, rules) compared holding the lineup fixed, from its rows
-    (``game_id``, ``deal_id``, ``seat``, ``strategy``, ``score``, ``win``; one row per seat of
-    every game); or, when the design cannot separate seat from strategy, a one-line reason.
+LINEUP_COLUMNS = ["game_id", "deal_id", "seat", "strategy", "score", "win"]
 
-    Model (one per outcome, win share and score): y_gp = game effect_g + alpha_p
-    + gamma(strategy in seat p, strategies of game g) + error, alpha_0 = 0. The strategy term
-    is one per strategy *and set of strategies at the table* (a multiset): a strategy's result
-    depends on whom it faces (a win share is its strength over the table's), so seat effects
-    are learnt only by comparing the same set of strategies seated in different orders. A
-    rotation of the whole pool ties each seat to particular opponents; a single strategy
-    effect would leave that in the seat effects. The game effects are removed by centring
-    within the game; the strategy terms by Frisch-Waugh-Lovell within each set (least squares of
-    the centred seat indicators and outcomes on the set's centred strategy indicators). Every
-    game of one lineup has the same design rows, so all sums run over (deal, lineup) cells: the
-    memory is a few arrays of the games, whatever the number of rows.
 
-    Covariance: the CR1 sandwich by deal, C / (C - 1) B^-1 (sum_c s_c s_c') B^-1 with
-    B = X~'X~ and s_c the deal's sum of X~'e (no (N - 1) / (N - K) factor, as in
-    ``sim.stats.clustered``: with one strategy the gaps and their covariance are exactly those
-    of the raw seat means). The seat coefficients (seat 0 = 0) and their covariance go through
-    the same simultaneous intervals and test of equal seats as raw means. The seat gaps are
-    identified when B has full rank P - 1; otherwise seat and strategy cannot be told apart.
-    """
-    panel = panel.sort(["game_id", "seat"])
-    labels = sorted(panel["strategy"].unique().to_list())
-    games = panel.height // players
-    seat = panel["seat"].to_numpy().reshape(games, players)
-    if panel.height != games * players or not (seat == np.arange(players)[None, :]).all():
+@dataclass
+class _LineupSums:
+    """Pass 1 of the lineup model over a panel's chunks: per lineup (the strategy codes seated
+    in order, numbered as they first appear) its games and the sums of the outcomes centred
+    within the game."""
+
+    players: int
+    labels: dict[str, int]
+    lineups: dict[tuple[int, ...], int]
+    games: list[int]
+    sums: list[np.ndarray]  # per lineup: (2 outcomes, players)
+    total_games: int = 0
+    wins: float = 0.0
+    points: int = 0
+    clusters: int = 0
+
+
+def _chunk_games(chunk: pl.LazyFrame, players: int,
+                 labels: dict[str, int]) -> tuple[np.ndarray, ...] | str:
+    """One chunk of a panel's rows as per-game arrays: deal ids, strategy codes (games,
+    players; new strategies numbered into ``labels``), the outcomes (games, 2, players: win
+    share as stored, score) and the same centred within the game; or a reason."""
+    frame = chunk.sort(["game_id", "seat"]).collect()
+    games = frame.height // players
+    seat = frame["seat"].to_numpy()
+    if frame.height != games * players or not (
+            seat.reshape(games, players) == np.arange(players)[None, :]).all():
         return "the rows do not hold every seat of every game, so no lineup can be held fixed"
-    codes = (panel["strategy"].replace_strict({label: k for k, label in enumerate(labels)},
-                                              return_dtype=pl.Int64)
+    for label in sorted(set(frame["strategy"].unique().to_list()) - set(labels)):
+        labels[label] = len(labels)
+    codes = (frame["strategy"].replace_strict(labels, return_dtype=pl.Int64)
              .to_numpy().reshape(games, players))
-    outcomes = np.stack([panel["win"].cast(pl.Float64).to_numpy().reshape(games, players),
-                         panel["score"].cast(pl.Float64).to_numpy().reshape(games, players)],
+    # The win share as stored (float32 in the rows store: 1/3 is 0.3333333433), as this model
+    # has always read it; the raw seat means count exact shares (win units).
+    outcomes = np.stack([frame["win"].cast(pl.Float64).to_numpy().reshape(games, players),
+                         frame["score"].cast(pl.Float64).to_numpy().reshape(games, players)],
                         axis=1)  # (games, 2 outcomes, seats)
-    outcomes -= outcomes.mean(axis=2, keepdims=True)  # within-game centring
-    deal_ids, cluster = np.unique(panel["deal_id"].to_numpy()[::players], return_inverse=True)
-    clusters = deal_ids.size
-    lineups, lineup = np.unique(codes, axis=0, return_inverse=True)
-    lineup = lineup.ravel()
+    centred = outcomes - outcomes.mean(axis=2, keepdims=True)  # within-game centring
+    return frame["deal_id"].to_numpy()[::players], codes, outcomes, centred
+
+
+def _lineup_index(codes: np.ndarray, lineups: dict[tuple[int, ...], int],
+                  grow: bool) -> np.ndarray:
+    """Each game's lineup number (``lineups``, new lineups added when ``grow``)."""
+    present, inverse = np.unique(codes, axis=0, return_inverse=True)
+    numbers = []
+    for lineup in map(tuple, present.tolist()):
+        if lineup not in lineups and grow:
+            lineups[lineup] = len(lineups)
+        numbers.append(lineups[lineup])
+    return np.asarray(numbers, dtype=np.int64)[inverse.ravel()]
+
+
+def _sums_by(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Sums of the rows of ``values`` (n, ...) by ``index`` (0 .. size - 1)."""
+    flat = values.reshape(values.shape[0], -1)
+    sums = np.stack([np.bincount(index, weights=flat[:, j], minlength=size)
+                     for j in range(flat.shape[1])], axis=1)
+    return sums.reshape(size, *values.shape[1:])
+
+
+def _lineup_sums(chunks: list[pl.LazyFrame], players: int) -> _LineupSums | str:
+    """Pass 1 of the lineup model (``_LineupSums``), or a reason it cannot be fitted."""
+    sums = _LineupSums(players, {}, {}, [], [])
+    spans, edges = [], set()
+    for chunk in chunks:
+        read = _chunk_games(chunk, players, sums.labels)
+        if isinstance(read, str):
+            return read
+        deals, codes, outcomes, centred = read
+        if deals.size == 0:
+            continue
+        lineup = _lineup_index(codes, sums.lineups, grow=True)
+        added = len(sums.lineups) - len(sums.games)
+        sums.games += [0] * added
+        sums.sums += [np.zeros((2, players)) for _ in range(added)]
+        counts = np.bincount(lineup, minlength=len(sums.lineups))
+        totals = _sums_by(lineup, centred, len(sums.lineups))
+        for number in np.flatnonzero(counts):
+            sums.games[number] += int(counts[number])
+            sums.sums[number] += totals[number]
+        sums.total_games += deals.size
+        sums.wins += float(outcomes[:, 0].sum())
+        sums.points += int(outcomes[:, 1].sum())
+        # Deals at a chunk's edges may continue in the next chunk: count them once at the end.
+        first, last = int(deals.min()), int(deals.max())
+        spans.append((first, last))
+        inner = np.unique(deals)
+        sums.clusters += int(((inner != first) & (inner != last)).sum())
+        edges |= {first, last}
+    if not edges_in_order(spans):
+        raise ValueError("the chunks' deals are not in order: the lineup model needs the "
+                         "games of a deal in one chunk or at the edge of two")
+    sums.clusters += len(edges)
+    return sums
+
+
+def _lineup_model(chunks: list[pl.LazyFrame], players: int,
+                  confidence: float = 0.95) -> SeatGaps | str:
+    """``lineup_model_family`` over a panel's rows read chunk by chunk (each a lazy frame of
+    ``LINEUP_COLUMNS``; a deal's games in one chunk or at the edge of two consecutive ones) in
+    two passes: the lineups' sums, then each deal's score contributions."""
+    first = _lineup_sums(chunks, players)
+    if isinstance(first, str):
+        return first
+    # Lineups sorted by their strategies' names, seat by seat (the order of the arrays below).
+    labels = sorted(first.labels)
+    rename = np.array([labels.index(label) for label in
+                       sorted(first.labels, key=first.labels.__getitem__)], dtype=np.int64)
+    seen = list(first.lineups)
+    named = np.array([rename[list(lineup)] for lineup in seen]).reshape(len(seen), players)
+    order = np.lexsort(named.T[::-1])
+    position = np.empty(len(seen), dtype=np.int64)
+    position[order] = np.arange(len(seen))
+    lineups = named[order]
+    games = first.total_games
+    per_lineup = np.array(first.games, dtype=float)[order]
+    lineup_sums = np.stack(first.sums)[order]
     _, table_set = np.unique(np.sort(lineups, axis=1), axis=0, return_inverse=True)
     table_set = table_set.ravel()
-    # Games and centred outcome sums per lineup, and per (deal, lineup) cell.
-    per_lineup = np.bincount(lineup, minlength=len(lineups)).astype(float)
-    cells, cell = np.unique(cluster * len(lineups) + lineup, return_inverse=True)
-    cell_lineup, cell_cluster = cells % len(lineups), cells // len(lineups)
-    cell_games = np.bincount(cell, minlength=cells.size).astype(float)
-    flat = outcomes.reshape(games, -1)
-    cell_sums = np.stack([np.bincount(cell, weights=flat[:, j], minlength=cells.size)
-                          for j in range(flat.shape[1])], axis=1).reshape(cells.size, 2, players)
-    lineup_sums = np.zeros((len(lineups), 2, players))
-    np.add.at(lineup_sums, cell_lineup, cell_sums)
 
     # Design rows of each lineup: centred seat indicators (seat 0 out), then partialled on
     # the centred indicators of the strategies of its set (Frisch-Waugh-Lovell, per set).
@@ -228,17 +301,41 @@ def lineup_model_family(panel: pl.DataFrame, players: int,
     bread_inverse = np.einsum("lpi,lpj->ij", partialled * per_lineup[:, None, None], partialled)
     singular = np.linalg.svd(bread_inverse, compute_uv=False)
     if singular.min() <= _RANK_TOLERANCE * games:
-        return _confounded_reason(codes, labels)
+        return _confounded_reason(lineups, labels)
     bread = np.linalg.inv(bread_inverse)
     coefficients = bread @ np.einsum("lpi,lop->io", partialled, lineup_sums)  # (P - 1, 2)
-    # Each cell's residual sum, then its share of the deal's score sum X~'e.
-    prediction = fitted[cell_lineup] + np.einsum("lpi,io->lop", partialled[cell_lineup],
-                                                 coefficients)
-    residual = cell_sums - cell_games[:, None, None] * prediction
-    cell_scores = np.einsum("cpi,cop->coi", partialled[cell_lineup], residual)
-    scores = np.stack([np.stack([np.bincount(cell_cluster, weights=cell_scores[:, o, i],
-                                             minlength=clusters)
-                                 for i in range(players - 1)], axis=1) for o in range(2)])
+    prediction = fitted + np.einsum("lpi,io->lop", partialled, coefficients)
+
+    # Pass 2: each (deal, lineup) cell's residual sum, its share of the deal's score sum X~'e,
+    # and the deals' outer products (a deal at a chunk's edge once all its games are in).
+    meat = np.zeros((2, players - 1, players - 1))
+    held: dict[int, np.ndarray] = {}
+    codes_of = {lineup: int(position[number]) for lineup, number in first.lineups.items()}
+    for chunk in chunks:
+        deals, codes, _, centred = _chunk_games(chunk, players, dict(first.labels))
+        if deals.size == 0:
+            continue
+        lineup = _lineup_index(codes, codes_of, grow=False)
+        deal_ids, deal = np.unique(deals, return_inverse=True)
+        cells, cell = np.unique(deal.ravel() * len(lineups) + lineup, return_inverse=True)
+        cell_lineup, cell_deal = cells % len(lineups), cells // len(lineups)
+        cell_games = np.bincount(cell.ravel(), minlength=cells.size).astype(float)
+        cell_sums = _sums_by(cell.ravel(), centred, cells.size)
+        residual = cell_sums - cell_games[:, None, None] * prediction[cell_lineup]
+        cell_scores = np.einsum("cpi,cop->coi", partialled[cell_lineup], residual)
+        scores = np.stack([np.stack([np.bincount(cell_deal, weights=cell_scores[:, o, i],
+                                                 minlength=deal_ids.size)
+                                     for i in range(players - 1)], axis=1) for o in range(2)])
+        edge = (deal_ids == deal_ids[0]) | (deal_ids == deal_ids[-1])
+        for number in np.flatnonzero(edge):
+            key = int(deal_ids[number])
+            held[key] = held.get(key, 0.0) + scores[:, number]
+        inner = scores[:, ~edge]
+        meat += np.einsum("oci,ocj->oij", inner, inner)
+    if held:
+        edges = np.stack(list(held.values()), axis=1)
+        meat += np.einsum("oci,ocj->oij", edges, edges)
+    clusters = first.clusters
     matrix, pairs = pairwise_contrasts(players)
     counts = np.full(players, float(games))
     families = []
@@ -246,19 +343,57 @@ def lineup_model_family(panel: pl.DataFrame, players: int,
         seat_effects = np.concatenate([[0.0], coefficients[:, outcome]])
         covariance = np.full((players, players), np.nan)
         if clusters >= 2:
-            meat = clusters / (clusters - 1.0) * scores[outcome].T @ scores[outcome]
             covariance = np.zeros((players, players))
-            covariance[1:, 1:] = bread @ meat @ bread
+            covariance[1:, 1:] = bread @ (clusters / (clusters - 1.0) * meat[outcome]) @ bread
         families.append(RatioMeans(seat_effects, covariance, counts, clusters))
     win, score = families
     # Each seat's result with the strategies held at the batch's mix: overall mean plus the
     # seat's effect relative to the average seat (the raw means when one strategy plays).
-    overall = [panel["win"].cast(pl.Float64).mean(), panel["score"].cast(pl.Float64).mean()]
+    rows = games * players
+    overall = [first.wins / rows, first.points / rows]
     adjusted = [overall[k] + fam.means - fam.means.mean() for k, fam in enumerate(families)]
     return SeatGaps(list(range(players)), pairs, adjusted[0], adjusted[1],
                     contrast_intervals(win, matrix, confidence),
                     contrast_intervals(score, matrix, confidence), equal_means_test(win),
                     clusters)
+
+
+def lineup_model_family(panel: pl.DataFrame | pl.LazyFrame | list[pl.LazyFrame], players: int,
+                        confidence: float = 0.95) -> SeatGaps | str:
+    """The seats of one (players, rules) compared holding the lineup fixed, from its rows
+    (``game_id``, ``deal_id``, ``seat``, ``strategy``, ``score``, ``win``; one row per seat of
+    every game; a frame, or a list of lazy frames read one at a time, each holding whole games,
+    a deal's games in one of them or at the edge of two consecutive ones); or, when the design
+    cannot separate seat from strategy, a one-line reason.
+
+    Model (one per outcome, win share and score): y_gp = game effect_g + alpha_p
+    + gamma(strategy in seat p, strategies of game g) + error, alpha_0 = 0. The strategy term
+    is one per strategy *and set of strategies at the table* (a multiset): a strategy's result
+    depends on whom it faces (a win share is its strength over the table's), so seat effects
+    are learnt only by comparing the same set of strategies seated in different orders. A
+    rotation of the whole pool ties each seat to particular opponents; a single strategy
+    effect would leave that in the seat effects. The game effects are removed by centring
+    within the game; the strategy terms by Frisch-Waugh-Lovell within each set (least squares of
+    the centred seat indicators and outcomes on the set's centred strategy indicators). Every
+    game of one lineup has the same design rows, so all sums run over lineups and (deal,
+    lineup) cells, in two passes over the rows (the lineups' exact integer sums, then each
+    deal's score contributions): the memory is one chunk's games, whatever the number of rows.
+
+    Covariance: the CR1 sandwich by deal, C / (C - 1) B^-1 (sum_c s_c s_c') B^-1 with
+    B = X~'X~ and s_c the deal's sum of X~'e (no (N - 1) / (N - K) factor, as in
+    ``sim.stats.clustered``: with one strategy the gaps and their covariance are exactly those
+    of the raw seat means). The seat coefficients (seat 0 = 0) and their covariance go through
+    the same simultaneous intervals and test of equal seats as raw means. The seat gaps are
+    identified when B has full rank P - 1; otherwise seat and strategy cannot be told apart.
+    """
+    if isinstance(panel, pl.DataFrame):
+        chunks = [panel.lazy()]
+    elif isinstance(panel, pl.LazyFrame):
+        chunks = [panel]
+    else:
+        chunks = list(panel)
+    return _lineup_model([chunk.select(LINEUP_COLUMNS) for chunk in chunks], players,
+                         confidence)
 
 
 def _groups(index: np.ndarray) -> list[np.ndarray]:
@@ -269,7 +404,8 @@ def _groups(index: np.ndarray) -> list[np.ndarray]:
 
 
 def _confounded_reason(codes: np.ndarray, labels: list[str]) -> str:
-    """One line saying why seat and strategy cannot be told apart (seats counted from 1)."""
+    """One line saying why seat and strategy cannot be told apart (seats counted from 1);
+    ``codes`` are the strategies seated in every lineup played (lineups, seats)."""
     fixed = []
     for seat in range(codes.shape[1]):
         present = np.unique(codes[:, seat])
@@ -297,40 +433,44 @@ DESIGN_REASONS = {
 }
 
 
-def seat_tests(units: pl.DataFrame, unit_name: str = "deal",
+def seat_tests(units: pl.DataFrame | ClusterMoments, unit_name: str = "deal",
                confidence: float = 0.95, fair_margin: float = FAIR_MARGIN,
-               rows: pl.LazyFrame | None = None,
+               rows: pl.LazyFrame | list[pl.LazyFrame] | None = None,
                design: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per (players, rules): the test of equal win rates over seats, the largest gaps in
     win rate and in mean score with their simultaneous intervals, the largest gap the data
     allow (``*_gap_bound``: the widest end of any pair's interval), and the fairness verdict
     (``fair`` / ``unfair`` / ``undecided`` against +-``fair_margin`` on every win-rate gap).
 
-    Returns (tests, every pairwise gap). With ``rows`` (rows store) and several strategies in
-    a panel, the gaps come from the lineup model (``lineup_model_family``); otherwise from the
-    per-cluster sums of each seat (``units``), which keep the pairing of seats in a game and of
-    games in a deal, and the test and verdict are given only when ``design`` (``Batch.
-    pool_design``) is balanced by construction (or one strategy plays every seat). Below
-    ``MIN_VERDICT_CLUSTERS`` clusters, and where seat and strategy cannot be told apart, the
-    test and verdict are left empty and ``reason`` says why (module docstring); the gaps are
-    still given, as descriptions.
+    Returns (tests, every pairwise gap). With ``rows`` (rows store: one lazy frame, or the
+    batch's chunks, ``Batch.chunks``, one lazy frame each) and several strategies in a panel,
+    the gaps come from the lineup model (``lineup_model_family``); otherwise from the
+    per-cluster sums of each seat (``units``: ``cluster_units`` or its ``ClusterMoments``),
+    which keep the pairing of seats in a game and of games in a deal, and the test and verdict
+    are given only when ``design`` (``Batch.pool_design``) is balanced by construction (or one
+    strategy plays every seat). Below ``MIN_VERDICT_CLUSTERS`` clusters, and where seat and
+    strategy cannot be told apart, the test and verdict are left empty and ``reason`` says why
+    (module docstring); the gaps are still given, as descriptions.
     """
+    if not isinstance(units, ClusterMoments):
+        units = ClusterMoments.from_units(units)
+    chunks = [rows] if isinstance(rows, pl.LazyFrame) else rows
     tests, gaps = [], []
-    for (players, rules), panel_units in sorted(units.partition_by(PANEL, as_dict=True).items()):
-        games = int(panel_units.filter(pl.col("seat") == 0)["player_games"].sum())
-        single_strategy = panel_units["strategy"].n_unique() == 1
+    for (players, rules), panel_units in units.panels.items():
+        seat_0 = np.array([seat == 0 for _, seat in panel_units.cells], dtype=np.int64)
+        games = int(seat_0 @ panel_units.totals[SUM_COLUMNS.index("player_games")])
+        single_strategy = len(panel_units.strategies) == 1
         reason, method = None, METHOD_DESIGN
         family = None
-        if rows is not None and not single_strategy and players >= 2:
+        if chunks is not None and not single_strategy and players >= 2:
             method = METHOD_MODEL
-            # The lineup model needs the games of this panel (only panels with several
-            # strategies read them; a panel of one strategy works from ``units``).
-            panel_rows = (rows.select("game_id", "deal_id", *PANEL, "seat", "strategy", "score",
-                                      "win")
+            # The lineup model reads the games of this panel, chunk by chunk (only panels with
+            # several strategies read them; a panel of one strategy works from ``units``).
+            panel_rows = [chunk.select(*LINEUP_COLUMNS, *PANEL)
                           .with_columns(pl.col("players").cast(pl.Int64),
                                         pl.col("seat").cast(pl.Int64))
                           .filter((pl.col("players") == players) & (pl.col("rules") == rules))
-                          .collect())
+                          for chunk in chunks]
             fitted = lineup_model_family(panel_rows, int(players), confidence)
             if isinstance(fitted, str):
                 reason, method = fitted, None
@@ -407,90 +547,3 @@ def _signed_low(intervals, row: int, sign: float) -> float:
 
 def _signed_high(intervals, row: int, sign: float) -> float:
     return float(intervals.high[row] if sign > 0 else -intervals.low[row])
-
-
-def mean_pick_position(players: int, light_tiles: int, seat: int) -> float:
-    """The seat's average place in the tree-pick order over the game's tree phases (0 = first).
-
-    Tree phase k (k = 0 .. light_tiles - 1) is led by seat k mod players, so seat s picks at
-    position (s - k) mod players.
-    """
-    if light_tiles <= 0:
-        return float("nan")
-    k = np.arange(light_tiles)
-    return float(((seat - k) % players).mean())
-
-
-def token_table(rows: pl.LazyFrame) -> pl.DataFrame:
-    """Per (players, rules, light tiles drawn, seat): tree phases as first picker, mean pick
-    position, mean score and win rate, the mean with a cluster-robust (by deal) interval
-    (Legendary Forests rows store)."""
-    keys = [*PANEL, "light_tiles_drawn", "seat"]
-    table = (rows.group_by(keys).agg(
-        player_games=pl.len(),
-        first_picks=pl.col("tree_phases_as_token_holder").cast(pl.Float64).mean(),
-        mean=pl.col("score").cast(pl.Float64).mean(),
-        win_rate=pl.col("win").cast(pl.Float64).mean(),
-    ).with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                   pl.col("light_tiles_drawn").cast(pl.Int64)).sort(keys))
-    units = (rows.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                               pl.col("light_tiles_drawn").cast(pl.Int64))
-             .group_by([*keys, pl.col("deal_id").alias("cluster")])
-             .agg(score_sum=pl.col("score").cast(pl.Int64).sum(),
-                  player_games=pl.len().cast(pl.Int64)))
-    # Both are aggregates streamed from the shards: the rows are never held.
-    table, units = collect_streaming(table), collect_streaming(units)
-    intervals = grouped_ratio_intervals(units, keys, "score_sum", "player_games", "mean")
-    positions = [mean_pick_position(p, light, s) for p, light, s in
-                 table.select("players", "light_tiles_drawn", "seat").iter_rows()]
-    return table.with_columns(mean_position=pl.Series(positions, dtype=pl.Float64)).join(
-        intervals.select(*keys, "mean_low", "mean_high"), on=keys, how="left")
-
-
-TOKEN_EFFECT_METHOD = ("regression on the tree phases led, within each game (game fixed "
-                       "effects) with seat fixed effects, cluster-robust by deal")
-
-
-def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
-    """Per (players, rules): what leading one more tree phase is worth, in points and in win
-    chance, holding the game and the seat fixed, with 95% intervals.
-
-    Model (statsmodels OLS, one per outcome): outcome = game effect + seat effect
-    + beta * tree phases led + error. The game effects are removed by centring every variable
-    within its game (the within estimator), the seat effects are centred seat indicators, and
-    the covariance is cluster-robust by deal (games of a deal share it); the interval uses t on
-    deals - 1 degrees of freedom. Seat and token are tied together (the first seats lead the
-    extra phases), so leaving the seat out would credit the token with the seat's advantage.
-    """
-    import statsmodels.api as sm
-
-    frame = (rows.select("game_id", "deal_id", *PANEL, "seat", "score", "win",
-                         "tree_phases_as_token_holder")
-             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
-             .sort(["game_id", "seat"]).collect())
-    results = []
-    for (players, rules), panel in frame.group_by(PANEL, maintain_order=True):
-        if players < 2:
-            continue
-        centred = panel.with_columns(
-            [(pl.col(c).cast(pl.Float64) - pl.col(c).cast(pl.Float64).mean().over("game_id"))
-             .alias(f"{c}_within") for c in ("score", "win", "tree_phases_as_token_holder")])
-        token = centred["tree_phases_as_token_holder_within"].to_numpy()
-        if not np.any(np.abs(token) > 1e-12):
-            continue  # every seat led as many phases in every game: nothing to estimate
-        seat = panel["seat"].to_numpy()
-        seat_columns = [(seat == s).astype(float) - 1.0 / players for s in range(1, players)]
-        design = np.column_stack([token, *seat_columns])
-        deals = panel["deal_id"].to_numpy()
-        clusters = int(np.unique(deals).size)
-        critical = t_critical(clusters, confidence)
-        record = {"players": int(players), "rules": rules,
-                  "games": int(panel["game_id"].n_unique()), "clusters": clusters}
-        for outcome, name in (("score_within", "score_gap"), ("win_within", "win_gap")):
-            fit = sm.OLS(centred[outcome].to_numpy(), design).fit(
-                method="qr", cov_type="cluster", cov_kwds={"groups": deals})
-            estimate, se = float(fit.params[0]), float(fit.bse[0])
-            record.update({name: estimate, f"{name}_low": estimate - critical * se,
-                           f"{name}_high": estimate + critical * se})
-        results.append(record)
-    return pl.DataFrame(results)

@@ -7,13 +7,12 @@ import polars as pl
 
 from sim.stats.clustered import (
     WIN_SCALE,
-    cluster_matrix,
     contrast_intervals,
     grouped_ratio_intervals,
     pairwise_contrasts,
-    ratio_means,
 )
 from sim.stats.intervals import proportion_interval
+from sim.stats.units import SUM_COLUMNS, ClusterMoments
 
 PANEL = ["players", "rules"]
 
@@ -82,31 +81,30 @@ GAP_METHOD = {
 }
 
 
-def strategy_gaps(units: pl.DataFrame, balance: pl.DataFrame,
+def strategy_gaps(units: pl.DataFrame | ClusterMoments, balance: pl.DataFrame,
                   confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules) with several strategies: the gap in mean score between the strategies
     with the highest and the lowest mean, with its simultaneous interval over all pairs.
 
     When every seat sees the same mix of strategies (``balance``), each strategy's mean is
     standardised over seats (the average of its per-seat means), which holds the seat fixed; the
-    covariance comes from per-cluster sums of every (strategy, seat), so strategies that share
-    games are compared with their shared luck taken out.
+    covariance comes from the per-cluster sums of every (strategy, seat) (``units``:
+    ``cluster_units`` or its ``ClusterMoments``), so strategies that share games are compared
+    with their shared luck taken out.
     """
+    if not isinstance(units, ClusterMoments):
+        units = ClusterMoments.from_units(units)
     results = []
-    for players, rules in units.select(PANEL).unique().sort(PANEL).iter_rows():
-        panel = units.filter((pl.col("players") == players) & (pl.col("rules") == rules))
-        strategies = sorted(set(panel["strategy"].to_list()))
+    for (players, rules), panel in units.panels.items():
+        strategies = panel.strategies
         if len(strategies) < 2:
             continue
         balanced = bool(balance.filter((pl.col("players") == players)
                                        & (pl.col("rules") == rules))["balanced"][0])
-        cells = panel.with_columns(cell=pl.concat_str(
-            [pl.col("strategy"), pl.col("seat").cast(pl.String)], separator="\u0000"))
-        labels, sums = cluster_matrix(cells, "cell", ("score_sum", "player_games", "win_units"))
-        means = ratio_means(sums["score_sum"], sums["player_games"])
-        weights = np.zeros((len(strategies), len(labels)))
-        for k, label in enumerate(labels):
-            strategy = label.split("\u0000")[0]
+        cells = np.eye(len(panel.cells), dtype=np.int64)
+        means = panel.ratio_means("score_sum", cells)
+        weights = np.zeros((len(strategies), len(panel.cells)))
+        for k, (strategy, _) in enumerate(panel.cells):
             weights[strategies.index(strategy), k] = 1.0
         if balanced:
             weights /= weights.sum(axis=1, keepdims=True)
@@ -121,8 +119,9 @@ def strategy_gaps(units: pl.DataFrame, balance: pl.DataFrame,
         sign = 1.0 if best < worst else -1.0
         low, high = ((intervals.low[row], intervals.high[row]) if sign > 0
                      else (-intervals.high[row], -intervals.low[row]))
-        win_rates = (sums["win_units"].sum(axis=0) @ (weights > 0).T
-                     / (sums["player_games"].sum(axis=0) @ (weights > 0).T)) / WIN_SCALE
+        wins = panel.totals[SUM_COLUMNS.index("win_units")].astype(float)
+        games = panel.totals[SUM_COLUMNS.index("player_games")].astype(float)
+        win_rates = (wins @ (weights > 0).T / (games @ (weights > 0).T)) / WIN_SCALE
         results.append({"players": int(players), "rules": rules, "best": strategies[best],
                         "worst": strategies[worst],
                         "score_gap": float(sign * intervals.estimates[row]),

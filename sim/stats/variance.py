@@ -9,20 +9,220 @@
 
 The unit for the last two is the deal (mean score of its rows): deals are independent, the
 games of one deal are not.
+
+Memory: every section reads the rows in chunks of whole deals (``summarise_whole_deals``) and
+keeps only sums per cell, or per distinct set of removed tiles; the least-squares fits run on
+those sufficient statistics, in exact integer and rational arithmetic where the sums are
+integers, so the numbers depend neither on the number of games held at once nor on how the rows
+are chunked.
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
 from sim.stats.batch import collect_streaming
-from sim.stats.clustered import grouped_ratio_intervals, t_critical
+from sim.stats.clustered import t_critical
 from sim.stats.intervals import one_way_random_effects
 
 PANEL = ["players", "rules"]
 CELL = ["players", "rules", "seat"]
+
+# Rows read at once by the sections that stream whole deals: about 40 MB of narrow columns, so a
+# section's memory stays flat however many games the batch holds.
+DEAL_CHUNK_ROWS = 1 << 20
+
+Summary = TypeVar("Summary")
+
+
+class _DealsOutOfOrderError(Exception):
+    """The rows do not come in ascending deal order (a deal's rows together)."""
+
+
+def _whole_deal_chunks(rows: pl.LazyFrame, chunk_rows: int) -> Iterator[pl.DataFrame]:
+    """The rows in their order, in chunks of about ``chunk_rows`` that each end with a whole
+    deal: the rows of the last deal of a chunk are held back and handed out with the next one.
+    Raises ``_DealsOutOfOrderError`` when a deal id is lower than one already seen."""
+    carry: pl.DataFrame | None = None
+    finished = None  # the highest deal id handed out
+    for chunk in rows.collect_batches(chunk_size=chunk_rows):
+        if chunk.height == 0:
+            continue
+        if carry is not None:
+            chunk = pl.concat([carry, chunk], how="vertical")
+        deals = chunk["deal_id"].to_numpy()
+        if (finished is not None and deals[0] <= finished) or np.any(deals[1:] < deals[:-1]):
+            raise _DealsOutOfOrderError
+        split = int(np.searchsorted(deals, deals[-1], side="left"))
+        if split:
+            finished = deals[split - 1]
+            yield chunk.slice(0, split)
+        carry = chunk.slice(split)
+    if carry is not None and carry.height:
+        yield carry
+
+
+def summarise_whole_deals(rows: pl.LazyFrame, columns: list[str],
+                          summarise: Callable[[pl.DataFrame], Summary],
+                          chunk_rows: int | None = None) -> list[Summary]:
+    """``summarise(chunk)`` for every chunk of the ``columns`` of ``rows`` (``deal_id`` among
+    them), each chunk holding whole deals (every row of each of its deals) and about
+    ``chunk_rows`` rows (default ``DEAL_CHUNK_ROWS``): a deal whose games fall in two shards is
+    still one cluster.
+
+    A batch's shards come in game order, so its deals come in ascending order and are cut at
+    their boundaries as they stream; only the chunks and what ``summarise`` returns are held.
+    Rows in another order (a frame assembled in memory) are sorted by deal first (stable, so
+    the rows of a deal keep their order).
+    """
+    frame = rows.select(columns)
+    chunk_rows = chunk_rows or DEAL_CHUNK_ROWS
+    try:
+        return [summarise(chunk) for chunk in _whole_deal_chunks(frame, chunk_rows)]
+    except _DealsOutOfOrderError:
+        ordered = frame.sort("deal_id", maintain_order=True)
+        return [summarise(chunk) for chunk in _whole_deal_chunks(ordered, chunk_rows)]
+
+
+def chunk_panels(chunk: pl.DataFrame) -> Iterator[tuple[int, str, pl.DataFrame]]:
+    """(players, rules, rows) of each (players, rules) in a chunk of whole deals, the rows in
+    the chunk's order (so a deal's rows stay together)."""
+    if chunk.height and chunk.select((pl.col(c) == pl.col(c).first()).all()
+                                     for c in PANEL).row(0) == (True, True):
+        # One (players, rules), as in every batch: no copy.
+        yield int(chunk["players"][0]), chunk["rules"][0], chunk
+        return
+    for (players, rules), panel in chunk.partition_by(PANEL, as_dict=True,
+                                                      maintain_order=True).items():
+        yield int(players), rules, panel
+
+
+def run_starts(values: np.ndarray) -> np.ndarray:
+    """Indices where a run of equal consecutive ``values`` begins (the first is 0)."""
+    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else \
+        np.zeros(0, dtype=np.int64)
+
+
+def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for integer keys that come nearly sorted (a
+    chunk's deals in order): a stable sort runs through sorted stretches in linear time."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]] if keys.size else np.zeros(0, dtype=bool)
+    inverse = np.empty(keys.size, dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
+def integer_codes(values: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Integer ``values`` as codes 0.. (offset by their minimum), with that minimum and the
+    number of codes."""
+    if values.size == 0:
+        return values.astype(np.int64), 0, 1
+    low = int(values.min())
+    return values.astype(np.int64) - low, low, int(values.max()) - low + 1
+
+
+def exact_products(columns: np.ndarray, targets: np.ndarray) -> list[list[int]]:
+    """``columns.T @ targets`` of two integer arrays ((rows, k) and (rows, m)) as Python
+    integers, exact: the rows are taken in blocks small enough for every partial sum to be an
+    integer below 2^53, so the float product (BLAS) is exact whatever order it adds in."""
+    columns = np.asarray(columns, dtype=np.int64)
+    targets = np.asarray(targets, dtype=np.int64)
+    total = [[0] * targets.shape[1] for _ in range(columns.shape[1])]
+    if columns.shape[0] == 0:
+        return total
+    largest = max(1, int(np.abs(columns).max())) * max(1, int(np.abs(targets).max()))
+    block = max(1, (1 << 53) // largest)
+    for start in range(0, columns.shape[0], block):
+        part = (columns[start:start + block].astype(float).T
+                @ targets[start:start + block].astype(float))
+        total = [[a + int(b) for a, b in zip(row, new, strict=True)]
+                 for row, new in zip(total, part.tolist(), strict=True)]
+    return total
+
+
+def exact_solve(matrix: Sequence[Sequence[Fraction | int]],
+                vectors: Sequence[Sequence[Fraction | int]]
+                ) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """The exact inverse of a small non-singular rational ``matrix`` and its solution for each
+    right-hand side of ``vectors`` (Gauss-Jordan on fractions)."""
+    size = len(matrix)
+    work = [[Fraction(v) for v in row] + [Fraction(int(i == j)) for j in range(size)]
+            + [Fraction(vector[i]) for vector in vectors] for i, row in enumerate(matrix)]
+    for column in range(size):
+        pivot = next(r for r in range(column, size) if work[r][column] != 0)
+        work[column], work[pivot] = work[pivot], work[column]
+        scale = work[column][column]
+        work[column] = [v / scale for v in work[column]]
+        for r in range(size):
+            if r != column and work[r][column] != 0:
+                factor = work[r][column]
+                work[r] = [a - factor * b for a, b in zip(work[r], work[column], strict=True)]
+    inverse = [row[size:2 * size] for row in work]
+    solutions = [[work[i][2 * size + k] for i in range(size)] for k in range(len(vectors))]
+    return inverse, solutions
+
+
+def exact_integer_solve(matrix: Sequence[Sequence[int]],
+                        vector: Sequence[int]) -> list[Fraction] | None:
+    """The exact solution of ``matrix @ x = vector`` for a square integer matrix and integer
+    vector, or None when the matrix is singular: fraction-free (Bareiss) elimination in
+    integers, then back substitution in fractions. No tolerance decides the rank."""
+    size = len(matrix)
+    work = [[int(v) for v in row] + [int(b)] for row, b in zip(matrix, vector, strict=True)]
+    previous = 1
+    for k in range(size):
+        pivot = next((r for r in range(k, size) if work[r][k] != 0), None)
+        if pivot is None:
+            return None
+        work[k], work[pivot] = work[pivot], work[k]
+        for i in range(k + 1, size):
+            for j in range(k + 1, size + 1):
+                # Exact division: Bareiss' pivots divide these products.
+                work[i][j] = (work[i][j] * work[k][k] - work[i][k] * work[k][j]) // previous
+            work[i][k] = 0
+        previous = work[k][k]
+    solution = [Fraction(0)] * size
+    for i in reversed(range(size)):
+        rest = sum((work[i][j] * solution[j] for j in range(i + 1, size)), Fraction(0))
+        solution[i] = (work[i][size] - rest) / work[i][i]
+    return solution
+
+
+def exact_ratio_intervals(clusters: Sequence[int], count: Sequence[Fraction | int],
+                          total: Sequence[Fraction | int],
+                          count_squares: Sequence[Fraction | int],
+                          cross: Sequence[Fraction | int],
+                          total_squares: Sequence[Fraction | int],
+                          confidence: float) -> dict[str, np.ndarray]:
+    """Per group: the ratio mean sum(y) / sum(x) over clusters with its cluster-robust (CR1)
+    standard error and t interval on clusters - 1 degrees of freedom, from the exact sums over
+    the group's clusters of x, y, x^2, x*y and y^2 (``count``, ``total``, ``count_squares``,
+    ``cross``, ``total_squares``) - the numbers ``grouped_ratio_intervals`` gives from one row
+    per cluster. Returns arrays ``mean``, ``se``, ``low``, ``high``."""
+    means, squares = [], []
+    for x, y, xx, xy, yy in zip(count, total, count_squares, cross, total_squares,
+                                strict=True):
+        x, y = Fraction(x), Fraction(y)
+        means.append(float(y / x) if x else float("nan"))
+        # sum over clusters of ((y_c - mean x_c) / x)^2, expanded and exact.
+        squares.append(float((x * x * yy - 2 * x * y * xy + y * y * xx) / x ** 4) if x
+                       else float("nan"))
+    groups = np.asarray(clusters, dtype=float)
+    mean, square = np.asarray(means, dtype=float), np.asarray(squares, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.where(groups >= 2, groups / (groups - 1.0) * square, np.nan)
+    se = np.sqrt(variance)
+    critical = t_critical(groups, confidence)
+    return {"mean": mean, "se": se, "low": mean - critical * se, "high": mean + critical * se}
 
 
 def _per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
@@ -30,37 +230,67 @@ def _per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
     score centred on its (strategy, seat) mean, sorted by (players, rules, seat, deal).
 
     Centring removes a lineup rotated over the replays of a deal, which would otherwise add
-    spurious within-deal variance. Polars forms exact integer sums per (cell, strategy, deal);
-    the centring and the sums over strategies run in numpy in sorted order, so the bits never
-    depend on thread scheduling.
+    spurious within-deal variance. Two passes over the rows in chunks of whole deals: the first
+    sums each (cell, strategy) exactly (its mean: the integer total over the integer count);
+    the second forms exact integer sums per (cell, strategy, deal), centres them on that mean
+    and sums the strategies of a (cell, deal) in sorted strategy order, so the bits depend
+    neither on thread scheduling nor on the chunks. Only a chunk and the per-deal sums are
+    held, never one row per (cell, strategy, deal) of the whole batch.
     """
-    exact = (rows.group_by([*CELL, "strategy", "deal_id"])
-             .agg(n=pl.len().cast(pl.Int64), s=pl.col("score").cast(pl.Int64).sum(),
-                  q=(pl.col("score").cast(pl.Int64) ** 2).sum())
-             .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64)))
-    exact = collect_streaming(exact)
-    keys = exact.select(*CELL, "strategy").unique().sort([*CELL, "strategy"])
-    exact = exact.join(keys.with_row_index("_stratum"), on=[*CELL, "strategy"],
-                       maintain_order="left")
-    order = np.lexsort((exact["deal_id"].to_numpy(), exact["_stratum"].to_numpy()))
-    exact = exact[order]
-    stratum = exact["_stratum"].to_numpy().astype(np.int64)
-    n, total, squares = (exact[c].to_numpy().astype(float) for c in ("n", "s", "q"))
-    mean = (np.bincount(stratum, weights=total, minlength=keys.height)
-            / np.bincount(stratum, weights=n, minlength=keys.height))[stratum]
-    centred_total = total - n * mean
-    centred_squares = squares - 2.0 * mean * total + n * mean ** 2
-    cells = exact.select(*CELL, "deal_id").with_columns(
-        n=pl.Series(n), total=pl.Series(centred_total), squares=pl.Series(centred_squares))
-    # Sum over the strategies of a (cell, deal), in a fixed order.
-    cell_keys = cells.select(*CELL, "deal_id").unique().sort([*CELL, "deal_id"])
-    index = (cells.select(*CELL, "deal_id")
-             .join(cell_keys.with_row_index("_cell"), on=[*CELL, "deal_id"],
-                   maintain_order="left")["_cell"].to_numpy().astype(np.int64))
-    return cell_keys.with_columns(**{
-        name: pl.Series(np.bincount(index, weights=cells[name].to_numpy(),
-                                    minlength=cell_keys.height))
-        for name in ("n", "total", "squares")})
+    strata = [*CELL, "strategy"]
+    columns = [*CELL, "strategy", "deal_id", "score"]
+
+    def exact_sums(chunk: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+        return (chunk.group_by(keys)
+                .agg(n=pl.len().cast(pl.Int64), s=pl.col("score").cast(pl.Int64).sum(),
+                     q=(pl.col("score").cast(pl.Int64) ** 2).sum())
+                .with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64)))
+
+    parts = summarise_whole_deals(rows, columns, lambda chunk: exact_sums(chunk, strata))
+    schema = {"players": pl.Int64, "rules": pl.String, "seat": pl.Int64, "deal_id": pl.Int64,
+              "n": pl.Float64, "total": pl.Float64, "squares": pl.Float64}
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    means = (pl.concat(parts).group_by(strata).agg(pl.col("n", "s").sum())
+             .select(*strata, mean=pl.col("s").cast(pl.Float64) / pl.col("n").cast(pl.Float64)))
+
+    def centred(chunk: pl.DataFrame) -> pl.DataFrame:
+        frames = []
+        for players, rules, panel in chunk_panels(chunk):
+            stratum = means.filter((pl.col("players") == players) & (pl.col("rules") == rules))
+            names = sorted(stratum["strategy"].unique().to_list())
+            codes = {name: k for k, name in enumerate(names)}
+            seat, low_seat, seats = integer_codes(panel["seat"].to_numpy())
+            deal, low_deal, _ = integer_codes(panel["deal_id"].to_numpy())
+            strategy = panel["strategy"].replace_strict(codes, return_dtype=pl.Int64).to_numpy()
+            # One key per (deal, seat, strategy), sorted in that order; integer sums per key.
+            keys, index = unique_keys((deal * seats + seat) * len(names) + strategy)
+            score = panel["score"].to_numpy().astype(np.int64)
+            n = np.bincount(index).astype(float)
+            total = np.bincount(index, weights=score)
+            squares = np.bincount(index, weights=score * score)
+            table = np.full((seats, len(names)), np.nan)
+            for row_seat, name, value in stratum.select("seat", "strategy", "mean").iter_rows():
+                table[row_seat - low_seat, codes[name]] = value
+            cell = keys // len(names)
+            mean = table[cell % seats, keys % len(names)]
+            values = {"n": n, "total": total - n * mean,
+                      "squares": squares - 2.0 * mean * total + n * mean ** 2}
+            # Sum over the strategies of a (seat, deal) in sorted strategy order (bincount adds
+            # in array order).
+            first = run_starts(cell)
+            group = np.cumsum(np.r_[True, cell[1:] != cell[:-1]]) - 1
+            frames.append(pl.DataFrame({
+                "players": pl.Series([players] * first.size, dtype=pl.Int64),
+                "rules": pl.Series([rules] * first.size, dtype=pl.String),
+                "seat": pl.Series(cell[first] % seats + low_seat, dtype=pl.Int64),
+                "deal_id": pl.Series(cell[first] // seats + low_deal, dtype=pl.Int64),
+                **{name: pl.Series(np.bincount(group, weights=value), dtype=pl.Float64)
+                   for name, value in values.items()}}))
+        return pl.concat(frames)
+
+    return pl.concat(summarise_whole_deals(rows, columns, centred)).select(list(schema)).sort(
+        [*CELL, "deal_id"])
 
 
 def _cell_sums(per_deal: pl.DataFrame, rows: pl.LazyFrame) -> pl.DataFrame:
@@ -250,10 +480,50 @@ def deal_variance(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
         *CELL, pl.exclude(CELL)).sort(CELL, nulls_last=True)
 
 
-def _deal_means(rows: pl.LazyFrame, extra: list[str]) -> pl.LazyFrame:
-    """Mean score per (players, rules, deal) with the deal-level columns ``extra``."""
-    return rows.group_by([*PANEL, "deal_id"]).agg(
-        pl.col("score").cast(pl.Float64).mean(), *[pl.col(c).first() for c in extra])
+def _deal_score_sums(rows: pl.LazyFrame, extra: str) -> pl.DataFrame:
+    """Per (players, rules, ``extra``, n): the number of deals whose ``n`` player-games have
+    that value of the deal-level column ``extra`` (its first row's), the sum of their score
+    totals and of the squares of those totals, exact integers, sorted. A deal's mean score is
+    its total / n; these sums give every deal-level least-squares fit exactly, and there are
+    no more of them than distinct values of ``extra`` (not one per deal)."""
+    keys = [*PANEL, extra, "n"]
+
+    def summarise(chunk: pl.DataFrame) -> pl.DataFrame:
+        frames = []
+        for players, rules, panel in chunk_panels(chunk):
+            # A chunk's deals come in order, each deal's rows together: sums over runs.
+            starts = run_starts(panel["deal_id"].to_numpy())
+            score = panel["score"].to_numpy().astype(np.int64)
+            deals = pl.DataFrame({
+                extra: pl.Series(panel[extra].to_numpy()[starts], dtype=pl.Int64),
+                "n": pl.Series(np.diff(np.r_[starts, score.size]), dtype=pl.Int64),
+                "total": pl.Series(np.add.reduceat(score, starts) if score.size else score,
+                                   dtype=pl.Int64)})
+            frames.append(deals.group_by(extra, "n").agg(
+                deals=pl.len().cast(pl.Int64), total=pl.col("total").sum(),
+                squares=(pl.col("total") ** 2).sum()).with_columns(
+                players=pl.lit(players, pl.Int64), rules=pl.lit(rules, pl.String)))
+        return pl.concat(frames)
+
+    parts = summarise_whole_deals(rows, [*PANEL, "deal_id", "score", extra], summarise)
+    schema = {"players": pl.Int64, "rules": pl.String, extra: pl.Int64, "n": pl.Int64,
+              "deals": pl.Int64, "total": pl.Int64, "squares": pl.Int64}
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    return (pl.concat(parts, how="diagonal").group_by(keys)
+            .agg(pl.col("deals", "total", "squares").sum()).select(list(schema)).sort(keys))
+
+
+def _by_count(panel: pl.DataFrame, column: str) -> dict[int, tuple[int, Fraction, Fraction]]:
+    """Per value of ``column`` in a panel of ``_deal_score_sums``: the number of deals, the sum
+    of their mean scores and the sum of its squares, exact."""
+    groups: dict[int, tuple[int, Fraction, Fraction]] = {}
+    for value, n, deals, total, squares in panel.select(
+            column, "n", "deals", "total", "squares").iter_rows():
+        count, sum_y, sum_yy = groups.get(value, (0, Fraction(0), Fraction(0)))
+        groups[value] = (count + deals, sum_y + Fraction(total, n),
+                         sum_yy + Fraction(squares, n * n))
+    return groups
 
 
 TILE_METHOD = ("least squares of the deal's mean score on one indicator per tile removed "
@@ -266,46 +536,73 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     and without it, and the tile's effect holding the other removed tiles fixed, with a 95%
     interval.
 
-    Model (statsmodels OLS over deals, the independent units): deal mean = sum_n beta_n
+    Model (least squares over deals, the independent units): deal mean = sum_n beta_n
     removed_n + error. Since every deal removes the same number of tiles, only differences of
     the beta are defined; a tile's effect is beta_n minus the average beta of the other tiles,
     the change in the mean score when tile n is removed instead of a tile taken at random from
     the others. A tile never removed (tile 1, the start) or always removed is left out.
-    """
-    import statsmodels.api as sm
 
-    deals = collect_streaming(_deal_means(rows, ["removed_tiles_mask"])
-                              .sort([*PANEL, "deal_id"]))
+    Fitted from sufficient statistics: per distinct set of removed tiles (bits of
+    ``removed_tiles_mask``) the deals and their score sums, so X'X is the integer co-removal
+    counts and X'y the per-tile sums of deal means; beta, the effects and the means are exact
+    rationals rounded once. The HC1 covariance sums each deal's squared residual as the
+    within-set sum of squares plus the set's deals times its mean's squared residual.
+    """
+    sums = _deal_score_sums(rows, "removed_tiles_mask")
     results = []
-    for (players, rules), panel in deals.group_by(PANEL, maintain_order=True):
+    for (players, rules), panel in sums.group_by(PANEL, maintain_order=True):
         mask = panel["removed_tiles_mask"].to_numpy().astype(np.int64)
-        score = panel["score"].to_numpy()
+        deals = panel["deals"].to_numpy().astype(np.int64)
+        n = panel["n"].to_numpy().astype(np.int64)
+        totals = panel["total"].to_numpy().astype(np.int64)
+        deal_count = int(deals.sum())
         bits = int(np.max(mask)).bit_length() if mask.size else 0
-        removed = np.column_stack([(mask >> bit) & 1 for bit in range(bits)]).astype(float) \
-            if bits else np.zeros((mask.size, 0))
-        counts = removed.sum(axis=0)
-        tiles = [bit for bit in range(bits) if 2 <= counts[bit] <= mask.size - 2]
+        removed = ((mask[:, None] >> np.arange(bits)[None, :]) & 1).astype(np.int64)
+        counts = [row[0] for row in exact_products(removed, deals[:, None])]
+        tiles = [bit for bit in range(bits) if 2 <= counts[bit] <= deal_count - 2]
         if len(tiles) < 2:
             continue
         design = removed[:, tiles]
-        if np.linalg.matrix_rank(design) < len(tiles):
-            continue
-        fit = sm.OLS(score, design).fit(method="qr", cov_type="HC1")
-        critical = t_critical(mask.size, confidence)
-        others = (np.ones((len(tiles), len(tiles))) - np.eye(len(tiles))) / (len(tiles) - 1)
-        contrasts = np.eye(len(tiles)) - others
-        effects = contrasts @ fit.params
-        errors = np.sqrt(np.diag(contrasts @ fit.cov_params() @ contrasts.T))
+        gram = exact_products(design * deals[:, None], design)  # co-removal counts
+        # X'y: per tile the sum of the mean scores (total / n) of the deals that removed it,
+        # exact: integer sums over a common denominator of the n.
+        denominator = math.lcm(*(int(k) for k in np.unique(n)))
+        scaled_sums = [row[0] for row in exact_products(
+            design, (totals * (denominator // n))[:, None])]
+        beta = exact_integer_solve(gram, scaled_sums)
+        if beta is None:
+            continue  # collinear removals (two tiles always removed together): no effects
+        beta = [value / denominator for value in beta]
+        removed_sums = [Fraction(value, denominator) for value in scaled_sums]
+        score_sum = Fraction(int((totals * (denominator // n)).sum()), denominator)
+        size = len(tiles)
+        # Residual sums of squares per row of sets: within the set plus its mean's residual.
+        squares = panel["squares"].to_numpy().astype(object)
+        within = np.array([float(Fraction(int(c) * int(q) - int(t) * int(t), int(c) * int(k) ** 2))
+                           for c, q, t, k in zip(deals, squares, totals, n, strict=True)])
+        set_means = np.array([float(Fraction(int(t), int(c) * int(k)))
+                              for t, c, k in zip(totals, deals, n, strict=True)])
+        fitted = design.astype(float) @ np.array([float(b) for b in beta])
+        residual_squares = within + deals * (set_means - fitted) ** 2
+        meat = (design * residual_squares[:, None]).T @ design
+        bread = np.linalg.inv(np.array(gram, dtype=float))
+        covariance = deal_count / (deal_count - size) * (bread @ meat @ bread)
+        critical = t_critical(deal_count, confidence)
+        others = (np.ones((size, size)) - np.eye(size)) / (size - 1)
+        contrasts = np.eye(size) - others
+        errors = np.sqrt(np.diag(contrasts @ covariance @ contrasts.T))
+        beta_total = sum(beta, Fraction(0))
         for k, bit in enumerate(tiles):
-            with_tile = score[removed[:, bit] == 1]
-            without = score[removed[:, bit] == 0]
+            effect = float(beta[k] - (beta_total - beta[k]) / (size - 1))
+            kept = deal_count - counts[bit]
             results.append({
                 "players": int(players), "rules": rules, "tile": bit + 1,
-                "deals_removed": int(with_tile.size), "deals_kept": int(without.size),
-                "mean_removed": float(with_tile.mean()), "mean_kept": float(without.mean()),
-                "effect": float(effects[k]), "effect_se": float(errors[k]),
-                "effect_low": float(effects[k] - critical * errors[k]),
-                "effect_high": float(effects[k] + critical * errors[k]),
+                "deals_removed": int(counts[bit]), "deals_kept": int(kept),
+                "mean_removed": float(removed_sums[k] / counts[bit]),
+                "mean_kept": float((score_sum - removed_sums[k]) / kept),
+                "effect": effect, "effect_se": float(errors[k]),
+                "effect_low": float(effect - critical * errors[k]),
+                "effect_high": float(effect + critical * errors[k]),
             })
     return pl.DataFrame(results)
 
@@ -318,53 +615,85 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
     Returns (table per (players, rules, light_tiles_drawn): deals, mean with a 95% t interval
     over deals; fit per (players, rules)). The fit row holds the least-squares slope (points per
     extra light tile, HC1 interval), the lack-of-fit F test of the line against one mean per
-    count (statsmodels ``anova_lm``; ``linear`` is true when it does not reject at 5%), the
-    count where the mean peaks, the most common count, and the change from that count to the
-    next (difference of the two means, with its interval).
-    """
-    import statsmodels.api as sm
-    from statsmodels.stats.anova import anova_lm
+    count (as statsmodels ``anova_lm`` gives it; ``linear`` is true when it does not reject at
+    5%), the count where the mean peaks, the most common count, and the change from that count
+    to the next (difference of the two means, with its interval).
 
-    deals = (_deal_means(rows, ["light_tiles_drawn"])
-             .with_columns(pl.col("light_tiles_drawn").cast(pl.Int64),
-                           pl.col("players").cast(pl.Int64), one=pl.lit(1, pl.Int64))
-             .sort([*PANEL, "deal_id"]))
-    deals = collect_streaming(deals)
+    Every number comes from per-count sufficient statistics (deals, sum and sum of squares of
+    the deal means), exact rationals rounded once: the line, its residuals and the one-mean-
+    per-count model all depend on the deals only through them.
+    """
+    sums = _deal_score_sums(rows, "light_tiles_drawn")
     keys = [*PANEL, "light_tiles_drawn"]
-    table = (grouped_ratio_intervals(deals.rename({"deal_id": "cluster"}), keys, "score",
-                                     "one", "mean", confidence=confidence)
-             .rename({"mean_clusters": "deals"}).drop("mean_se").sort(keys))
-    fits = []
-    for (players, rules), panel in deals.group_by(PANEL, maintain_order=True):
-        x = panel["light_tiles_drawn"].to_numpy().astype(float)
-        y = panel["score"].to_numpy()
-        counts = np.unique(x)
-        if x.size < 4 or counts.size < 2:
+    tables, fits = [], []
+    for (players, rules), panel in sums.group_by(PANEL, maintain_order=True):
+        groups = _by_count(panel, "light_tiles_drawn")
+        counts = sorted(groups)
+        deals = [groups[x][0] for x in counts]
+        sum_y = [groups[x][1] for x in counts]
+        intervals = exact_ratio_intervals(deals, deals, sum_y, deals, sum_y,
+                                          [groups[x][2] for x in counts], confidence)
+        table = pl.DataFrame({
+            "players": pl.Series([int(players)] * len(counts), dtype=pl.Int64),
+            "rules": pl.Series([rules] * len(counts), dtype=pl.String),
+            "light_tiles_drawn": pl.Series(counts, dtype=pl.Int64),
+            "mean": intervals["mean"], "mean_low": intervals["low"],
+            "mean_high": intervals["high"], "deals": pl.Series(deals, dtype=pl.Int64)})
+        tables.append(table)
+        total = sum(deals)
+        if total < 4 or len(counts) < 2:
             continue
-        line = sm.OLS(y, sm.add_constant(x)).fit()
-        slope, slope_se = float(line.params[1]), float(np.sqrt(line.cov_HC1[1, 1]))
-        critical = t_critical(x.size, confidence)
-        record = {"players": int(players), "rules": rules, "deals": int(x.size),
-                  "slope": slope, "slope_low": slope - critical * slope_se,
-                  "slope_high": slope + critical * slope_se,
-                  "lack_of_fit_f": float("nan"), "lack_of_fit_p": float("nan"), "linear": True}
-        if counts.size >= 3:
-            categories = sm.OLS(y, (x[:, None] == counts[None, :]).astype(float)).fit()
-            comparison = anova_lm(line, categories)
-            record["lack_of_fit_f"] = float(comparison["F"].iloc[1])
-            record["lack_of_fit_p"] = float(comparison["Pr(>F)"].iloc[1])
-            record["linear"] = bool(record["lack_of_fit_p"] >= 1.0 - confidence)
-        panel_table = table.filter((pl.col("players") == players) & (pl.col("rules") == rules))
-        record.update(_curve_facts(panel_table, x, y, confidence))
-        fits.append(record)
+        fits.append({"players": int(players), "rules": rules, "deals": int(total),
+                     **_line_fit(groups, total, confidence),
+                     **_curve_facts(table, groups, total, confidence)})
+    table = (pl.concat(tables) if tables else pl.DataFrame(schema={
+        "players": pl.Int64, "rules": pl.String, "light_tiles_drawn": pl.Int64,
+        "mean": pl.Float64, "mean_low": pl.Float64, "mean_high": pl.Float64,
+        "deals": pl.Int64})).sort(keys)
     return table, pl.DataFrame(fits)
 
 
-def _curve_facts(table: pl.DataFrame, x: np.ndarray, y: np.ndarray,
-                 confidence: float) -> dict:
+def _line_fit(groups: dict[int, tuple[int, Fraction, Fraction]], total: int,
+              confidence: float) -> dict:
+    """The least-squares line of the deal means on the count (slope with its HC1 interval) and
+    the lack-of-fit F test against one mean per count, from the per-count sums of
+    ``_by_count``, exact. Any deal's residual enters only through its count's sums."""
+    n = Fraction(total)
+    sum_x = sum(Fraction(x * c) for x, (c, _, _) in groups.items())
+    sum_xx = sum(Fraction(x * x * c) for x, (c, _, _) in groups.items())
+    sum_y = sum(y for _, y, _ in groups.values())
+    sum_xy = sum(x * y for x, (_, y, _) in groups.items())
+    determinant = n * sum_xx - sum_x ** 2
+    slope = (n * sum_xy - sum_x * sum_y) / determinant
+    intercept = (sum_y - slope * sum_x) / n
+    line_squares = {x: yy - 2 * (intercept + slope * x) * y + c * (intercept + slope * x) ** 2
+                    for x, (c, y, yy) in groups.items()}
+    # HC1: n / (n - 2) * (X'X)^-1 (sum of e^2 x x') (X'X)^-1, its slope entry.
+    slope_variance = (n / (n - 2) * sum(line_squares[x] * (n * x - sum_x) ** 2
+                                        for x in groups) / determinant ** 2)
+    slope_value, slope_se = float(slope), float(np.sqrt(float(slope_variance)))
+    critical = t_critical(total, confidence)
+    record = {"slope": slope_value, "slope_low": slope_value - critical * slope_se,
+              "slope_high": slope_value + critical * slope_se,
+              "lack_of_fit_f": float("nan"), "lack_of_fit_p": float("nan"), "linear": True}
+    if len(groups) >= 3:
+        category_squares = sum(yy - y * y / c for c, y, yy in groups.values())
+        line_total = sum(line_squares.values())
+        extra_df, residual_df = len(groups) - 2, total - len(groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            statistic = (float((line_total - category_squares) / extra_df)
+                         / np.float64(float(category_squares / residual_df)))
+        record["lack_of_fit_f"] = float(statistic)
+        record["lack_of_fit_p"] = float(stats.f.sf(statistic, extra_df, residual_df))
+        record["linear"] = bool(record["lack_of_fit_p"] >= 1.0 - confidence)
+    return record
+
+
+def _curve_facts(table: pl.DataFrame, groups: dict[int, tuple[int, Fraction, Fraction]],
+                 total: int, confidence: float) -> dict:
     """The peak of the mean curve (among counts seen in at least 1% of deals), the most common
     count and the change of the mean from it to the next count, with a Welch interval."""
-    frequent = table.filter(pl.col("deals") >= max(2, 0.01 * x.size))
+    frequent = table.filter(pl.col("deals") >= max(2, 0.01 * total))
     peak = frequent.sort(["mean", "light_tiles_drawn"], descending=[True, False]).row(
         0, named=True)
     common = table.sort(["deals", "light_tiles_drawn"], descending=[True, False]).row(
@@ -373,14 +702,17 @@ def _curve_facts(table: pl.DataFrame, x: np.ndarray, y: np.ndarray,
              "peak_low": peak["mean_low"], "peak_high": peak["mean_high"],
              "common_count": common["light_tiles_drawn"], "step": float("nan"),
              "step_low": float("nan"), "step_high": float("nan")}
-    here, after = y[x == common["light_tiles_drawn"]], y[x == common["light_tiles_drawn"] + 1]
-    if here.size >= 2 and after.size >= 2:
-        step = float(after.mean() - here.mean())
-        variances = here.var(ddof=1) / here.size, after.var(ddof=1) / after.size
+    empty = (0, Fraction(0), Fraction(0))
+    here = groups.get(common["light_tiles_drawn"], empty)
+    after = groups.get(common["light_tiles_drawn"] + 1, empty)
+    if here[0] >= 2 and after[0] >= 2:
+        step = float(after[1] / after[0]) - float(here[1] / here[0])
+        # Each count's variance of the deal means (ddof 1) over its deals.
+        variances = tuple(float((yy - y * y / c) / (c - 1)) / c for c, y, yy in (here, after))
         se = float(np.sqrt(sum(variances)))
         # Welch-Satterthwaite degrees of freedom for the two independent groups of deals.
-        df = sum(variances) ** 2 / (variances[0] ** 2 / (here.size - 1)
-                                    + variances[1] ** 2 / (after.size - 1))
+        df = sum(variances) ** 2 / (variances[0] ** 2 / (here[0] - 1)
+                                    + variances[1] ** 2 / (after[0] - 1))
         critical = float(stats.t.ppf(0.5 + confidence / 2.0, df))
         facts.update(step=step, step_low=step - critical * se, step_high=step + critical * se)
     return facts

@@ -12,8 +12,9 @@ from sim.stats.analysis import TOKEN_COLUMNS, _read_rows, analyse_batch
 from sim.stats.batch import open_batch
 from sim.stats.convergence import convergence_units
 from sim.stats.scores import score_histogram
-from sim.stats.seats import seat_tests, token_table
+from sim.stats.seats import seat_tests
 from sim.stats.synthetic import SyntheticDesign
+from sim.stats.tokens import token_table
 from sim.stats.units import cluster_units
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 

@@ -23,9 +23,10 @@ from sim.stats.clustered import (
     ratio_means,
 )
 from sim.stats.scores import distributions, score_histogram
-from sim.stats.seats import equivalence_verdict, extra_token_effect, seat_tests
+from sim.stats.seats import equivalence_verdict, seat_tests
 from sim.stats.strategies import head_to_head, strategy_gaps
 from sim.stats.synthetic import SyntheticDesign, generate_rows, true_icc, true_tile_effect
+from sim.stats.tokens import extra_token_effect
 from sim.stats.units import cluster_units
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 

@@ -9,15 +9,13 @@ from sim.stats.scores import score_histogram
 from sim.stats.seats import (
     METHOD_DESIGN,
     METHOD_MODEL,
-    extra_token_effect,
     lineup_model_family,
-    mean_pick_position,
     seat_gap_family,
     seat_tests,
     strategy_mix_is_balanced,
-    token_table,
 )
 from sim.stats.synthetic import SyntheticDesign
+from sim.stats.tokens import extra_token_effect, mean_pick_position, token_table
 from sim.stats.units import cluster_units
 
 ROW_COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win",
