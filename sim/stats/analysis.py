@@ -4,9 +4,8 @@
 sections read the shards in chunks of whole deals and keep exact integer sums per cell (and,
 for the clustered intervals and regressions, sums of per-deal products), so their memory does
 not grow with the number of games: a 10-million-game batch reports in about the memory of a
-small one. Two still hold rows of their own: head to head (a value per game and pair of
-strategies, only in panels that mix strategies) and the card, trace and skill sections of the
-games that have them. What a store or a game cannot give is left as None, with a note saying
+small one. Only the card, trace and skill sections of the games that have them still hold
+rows of their own. What a store or a game cannot give is left as None, with a note saying
 why; the report prints those notes.
 """
 

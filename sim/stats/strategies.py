@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import polars as pl
 
 from sim.stats.clustered import (
     WIN_SCALE,
     contrast_intervals,
-    grouped_ratio_intervals,
     pairwise_contrasts,
 )
 from sim.stats.intervals import proportion_interval
@@ -37,6 +38,11 @@ def pair_outcomes(rows: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     return pairs.group_by([*game, "deal_id", "strategy", "opponent"]).agg(pl.col("ahead").mean())
 
 
+# A game's pair outcome is a multiple of 1 / (2 a b) for a seats of one strategy and b of the
+# other (a + b <= 5 players, so a b <= 6): times 120, the lcm of 2, 4, ..., 12, an integer.
+AHEAD_SCALE = 120
+
+
 def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules, strategy, opponent): how often a seat of ``strategy`` finishes ahead
     of a seat of ``opponent`` in games where both play (a tie counts one half).
@@ -46,31 +52,54 @@ def head_to_head(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     interval is cluster-robust over deals (the replays of a deal share it): the clustered Wilson
     interval (``sim.stats.intervals.proportion_interval``), t on deals - 1 degrees of freedom,
     inside 0-100%. Empty when no game mixes strategies.
+
+    The rows are read in chunks of whole deals; each chunk leaves, per (players, rules,
+    strategy, opponent), exact integer sums over its deals of the games, the outcomes (times
+    ``AHEAD_SCALE``) and their squares and products, so memory does not grow with the games and
+    the result does not depend on the chunks.
     """
-    # Pair outcomes per game are multiples of 1/(2 * pairs); sums of them over a deal are
-    # formed in a fixed order below, so the result does not depend on threads.
-    per_game = (pair_outcomes(rows, PANEL)
-                .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
-                .rename({"deal_id": "cluster"})
-                .sort(["players", "rules", "strategy", "opponent", "cluster", "game_id"])
-                .collect())
-    if per_game.is_empty():
-        return pl.DataFrame()
+    from sim.stats.variance import exact_ratio_intervals, summarise_whole_deals
+
     keys = [*PANEL, "strategy", "opponent"]
-    intervals = grouped_ratio_intervals(per_game, keys, "ahead", "games", "ahead_rate",
-                                        confidence=confidence)
-    games = per_game.group_by(keys).agg(games=pl.len())
-    table = intervals.join(games, on=keys).sort(keys)
+    sums = ("clusters", "games", "total", "games_squares", "cross", "total_squares")
+
+    def summarise(chunk: pl.DataFrame) -> pl.DataFrame:
+        per_deal = (pair_outcomes(chunk.lazy(), PANEL)
+                    .with_columns(pl.col("players").cast(pl.Int64),
+                                  scaled=(pl.col("ahead") * AHEAD_SCALE).round().cast(pl.Int64))
+                    .group_by([*keys, "deal_id"])
+                    .agg(n=pl.len().cast(pl.Int64), y=pl.col("scaled").sum()))
+        return (per_deal.group_by(keys)
+                .agg(clusters=pl.len().cast(pl.Int64), games=pl.col("n").sum(),
+                     total=pl.col("y").sum(), games_squares=(pl.col("n") * pl.col("n")).sum(),
+                     cross=(pl.col("n") * pl.col("y")).sum(),
+                     total_squares=(pl.col("y") * pl.col("y")).sum())
+                .collect())
+
+    parts = [part for part in summarise_whole_deals(
+        rows, ["game_id", "deal_id", *PANEL, "strategy", "rank"], summarise) if part.height]
+    if not parts:
+        return pl.DataFrame()
+    # A deal lies in one chunk, so the chunks' sums (and cluster counts) add up.
+    table = (pl.concat(parts).group_by(keys).agg(pl.col(name).sum() for name in sums)
+             .sort(keys))
+    scale = AHEAD_SCALE
+    fitted = exact_ratio_intervals(
+        table["clusters"].to_list(), table["games"].to_list(),
+        [Fraction(value, scale) for value in table["total"].to_list()],
+        table["games_squares"].to_list(),
+        [Fraction(value, scale) for value in table["cross"].to_list()],
+        [Fraction(value, scale * scale) for value in table["total_squares"].to_list()],
+        confidence)
+    games = table["games"].to_numpy()
+    clusters = table["clusters"].to_numpy()
     # A share: the clustered Wilson interval stays inside 0-100% (a strategy that is always
     # ahead gets a one-sided interval, not "100% +- 0").
-    low, high = proportion_interval(table["ahead_rate"].to_numpy(),
-                                    table["ahead_rate_se"].to_numpy(),
-                                    table["ahead_rate_clusters"].to_numpy(),
-                                    table["games"].to_numpy(), confidence)
-    return table.with_columns(ahead_rate_low=pl.Series(low), ahead_rate_high=pl.Series(high)
-                              ).select(*keys, "games", "ahead_rate", "ahead_rate_se",
-                                       "ahead_rate_low", "ahead_rate_high",
-                                       "ahead_rate_clusters")
+    low, high = proportion_interval(fitted["mean"], fitted["se"], clusters, games, confidence)
+    return table.select(*keys, pl.col("games").cast(pl.UInt32)).with_columns(
+        ahead_rate=pl.Series(fitted["mean"]), ahead_rate_se=pl.Series(fitted["se"]),
+        ahead_rate_low=pl.Series(low), ahead_rate_high=pl.Series(high),
+        ahead_rate_clusters=pl.Series(clusters))
 
 
 GAP_METHOD = {

@@ -55,3 +55,25 @@ def test_strategy_gap_covers_the_built_in_edge(batch):
     assert (gap["best"], gap["worst"]) == ("greedy", "random")
     assert gap["score_gap_low"] < 3.0 < gap["score_gap_high"]
     assert gap["best_win_rate"] > gap["worst_win_rate"]
+
+
+def test_head_to_head_in_chunks_equals_it_from_every_game_at_once(batch, monkeypatch):
+    """Read in chunks of a few whole deals, the matrix is the same bits as from the default
+    chunks, and equals the per-game computation over every row (clustered by deal)."""
+    from sim.stats import variance
+    from sim.stats.clustered import grouped_ratio_intervals
+    from sim.stats.strategies import pair_outcomes
+
+    columns = ["game_id", "deal_id", "players", "rules", "strategy", "rank"]
+    whole = head_to_head(batch.scan(columns))
+    monkeypatch.setattr(variance, "DEAL_CHUNK_ROWS", 37)
+    assert head_to_head(batch.scan(columns)).equals(whole)
+
+    per_game = (pair_outcomes(batch.scan(columns), ["players", "rules"])
+                .with_columns(pl.col("players").cast(pl.Int64), games=pl.lit(1, pl.Int64))
+                .rename({"deal_id": "cluster"}).collect())
+    keys = ["players", "rules", "strategy", "opponent"]
+    reference = grouped_ratio_intervals(per_game, keys, "ahead", "games", "ahead_rate").sort(keys)
+    np.testing.assert_allclose(whole["ahead_rate"], reference["ahead_rate"], rtol=1e-12)
+    np.testing.assert_allclose(whole["ahead_rate_se"], reference["ahead_rate_se"], rtol=1e-10)
+    assert whole["ahead_rate_clusters"].to_list() == reference["ahead_rate_clusters"].to_list()
