@@ -35,7 +35,7 @@ CONTEXT_SUPPLY = 4  # 3 slots: trees left per leaf colour
 CONTEXT_SIZE = 7
 
 
-@compiled
+@compiled(always_inline=True)
 def game_context(tiles, table, tree_phase_pending, context):
     """Public facts a plan needs, into ``context`` (float64[CONTEXT_SIZE]).
 
@@ -139,7 +139,7 @@ def tree_marginal_value(table, player, zone, context, growth, closing, hope):
     return with_tree * (1.0 - tree_hope(colour, context, hope))
 
 
-@compiled
+@compiled(always_inline=True)
 def best_tree_value_per_colour(table, player, context, growth, closing, out):
     """For each leaf colour, the most a tree of that colour would add to ``player``'s planet now
     (expected final points of their best zone of that colour without a tree) into ``out``

@@ -34,14 +34,23 @@ each empty cell a placement adds to the planet's edge costs ``compact`` x the sh
 left (a sprawling planet ends lower than its zones' chances say), and the r-th best zone without
 a tree counts ``decay`` ^ r on top of its pick chance (the first picks go to the best zones;
 the later ones are less sure than their count says).
+
+Speed. A decision's work arrays are views of three buffers (``ExpertWork``), built in code
+compiled without reference counting; the unseen tiles that fit a cell are counted from bit sets
+of the unseen tiles (``_fit_bits``); the fill chances, log-factorials, logs of the closing
+factors and points of the zones as they are now are each computed once per decision and looked
+up by every move; the per-decision helpers are pasted into their callers (a call would pass the
+table's arrays one by one). Every floating-point sum is taken in the order of the plain
+computation, so the games are exactly those of the code before
+(``tests/legendary_forests/test_expert_identity.py``).
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from sim.games.legendary_forests.rules import (
     EMPTY,
@@ -52,6 +61,7 @@ from sim.games.legendary_forests.rules import (
     neighbour_cell,
     shown_side,
 )
+from sim.jit import compiled
 from strategies.legendary_forests.evaluation import (
     CONTEXT_GAME_LEFT,
     CONTEXT_PLAYERS,
@@ -77,8 +87,141 @@ P_SPREAD = 7
 # Own picks still to come that the ranking of zones without a tree looks at.
 RANKED_PICKS = 12
 
+# Rows of a placement's item table (``_placement_value``): the tile's areas (4 at most), the
+# zones it joins (4) and the zones facing its empty neighbours (3 cells x 3 other sides).
+ITEM_ROWS = 20
+# Columns of an item row.
+ITEM_COLOUR = 0
+ITEM_FULL_RUNES = 1
+ITEM_OPEN_HALF_RUNES = 2
+ITEM_TREES = 3
+ITEM_FILL_SUM = 4  # sum of the fill chances of its open half-runes' cells
+ITEM_CLOSE_LOG = 5  # sum of the logs of the closing factors of those cells
+ITEM_ROOT = 6  # zone root node (-1 for an area of the new tile)
+ITEM_JOINED = 7  # 1 once the new tile joins the zone (its cell's closing factor is then spent)
+ITEM_COLUMNS = 8
+# Columns of a group (the items a placement merges into one zone).
+GROUP_FULL_RUNES = 0
+GROUP_OPEN_HALF_RUNES = 1
+GROUP_TREES = 2
+GROUP_FILL_SUM = 3
+GROUP_CLOSE_LOG = 4
+GROUP_COLUMNS = 5
 
-@njit(cache=True)
+# Unseen tiles a word of bits holds: with more, fitting tiles are counted tile by tile.
+BIT_TILES = 64
+# The bit sets of ``_fit_bits``: rotation x side slot x colour.
+FIT_BIT_SETS = 64
+# Below every chance and every log-factorial: not computed yet.
+NOT_YET = -1.0
+
+# Work arrays of one decision, views of three buffers (``_new_buffers``, ``_work``) passed as one
+# argument.
+ExpertWork = namedtuple("ExpertWork", [
+    "context", "unseen", "fit_bits", "chances", "log_factorials", "root_sum", "root_log",
+    "root_points", "cell_fill", "cell_close", "cell_log", "cell_roots", "cell_root_count",
+    "single_fill", "single_close", "single_log", "weights", "roots", "values", "index_of",
+    "memo", "memo_ready", "items", "parent", "group", "group_colour", "fresh", "skip", "demand",
+    "moves"])
+
+
+@compiled(always_inline=True)
+def _work_sizes(tiles, table, options):
+    """(floats, integers) the views of ``_work`` take; ``options``: the moves or tree choices
+    to value."""
+    tile_count = tiles.light.shape[0]
+    nodes = table.node_parent.shape[1]
+    frontier = table.frontier_cells.shape[1]
+    floats = (CONTEXT_SIZE + (tile_count + 1) + (tile_count + 2) + 4 * nodes + 1 + 3 * frontier
+              + 3 * 4 + RANKED_PICKS + frontier * 32 + ITEM_ROWS * ITEM_COLUMNS
+              + ITEM_ROWS * GROUP_COLUMNS + ITEM_ROWS + LEAF_COLOURS + options)
+    integers = tile_count + frontier * 10 + 2 * (nodes + 1) + 3 * ITEM_ROWS
+    return floats, integers
+
+
+@compiled(refcounts=True)
+def _new_buffers(tiles, table, options):
+    """The three buffers of a decision's work arrays (``_work``): three allocations instead of
+    one per array."""
+    floats, integers = _work_sizes(tiles, table, options)
+    return (np.empty(floats, dtype=np.float64), np.empty(integers, dtype=np.int64),
+            np.empty(FIT_BIT_SETS, dtype=np.uint64))
+
+
+@compiled(always_inline=True)
+def _work(tiles, table, options, floats, ints, bits):
+    """The work arrays of one decision (``ExpertWork``) as views of the buffers of
+    ``_new_buffers``. Only code compiled without reference counting may call it: the views
+    are not counted (the caller that allocated the buffers keeps them alive)."""
+    tile_count = tiles.light.shape[0]
+    nodes = table.node_parent.shape[1]
+    frontier = table.frontier_cells.shape[1]
+    at = 0
+    context = floats[at:at + CONTEXT_SIZE]
+    at += CONTEXT_SIZE
+    chances = floats[at:at + tile_count + 1]
+    at += tile_count + 1
+    log_factorials = floats[at:at + tile_count + 2]
+    at += tile_count + 2
+    root_sum = floats[at:at + nodes]
+    at += nodes
+    root_log = floats[at:at + nodes]
+    at += nodes
+    root_points = floats[at:at + nodes]
+    at += nodes
+    values = floats[at:at + nodes + 1]
+    at += nodes + 1
+    cell_fill = floats[at:at + frontier]
+    at += frontier
+    cell_close = floats[at:at + frontier]
+    at += frontier
+    cell_log = floats[at:at + frontier]
+    at += frontier
+    single_fill = floats[at:at + 4]
+    at += 4
+    single_close = floats[at:at + 4]
+    at += 4
+    single_log = floats[at:at + 4]
+    at += 4
+    weights = floats[at:at + RANKED_PICKS]
+    at += RANKED_PICKS
+    memo = floats[at:at + frontier * 32].reshape((frontier * 16, 2))
+    at += frontier * 32
+    items = floats[at:at + ITEM_ROWS * ITEM_COLUMNS].reshape((ITEM_ROWS, ITEM_COLUMNS))
+    at += ITEM_ROWS * ITEM_COLUMNS
+    group = floats[at:at + ITEM_ROWS * GROUP_COLUMNS].reshape((ITEM_ROWS, GROUP_COLUMNS))
+    at += ITEM_ROWS * GROUP_COLUMNS
+    fresh = floats[at:at + ITEM_ROWS]
+    at += ITEM_ROWS
+    demand = floats[at:at + LEAF_COLOURS]
+    at += LEAF_COLOURS
+    moves = floats[at:at + options]
+    at = 0
+    unseen = ints[at:at + tile_count]
+    at += tile_count
+    cell_roots = ints[at:at + frontier * 8].reshape((frontier, 4, 2))
+    at += frontier * 8
+    cell_root_count = ints[at:at + frontier]
+    at += frontier
+    memo_ready = ints[at:at + frontier]
+    at += frontier
+    roots = ints[at:at + nodes + 1]
+    at += nodes + 1
+    index_of = ints[at:at + nodes + 1]
+    at += nodes + 1
+    parent = ints[at:at + ITEM_ROWS]
+    at += ITEM_ROWS
+    group_colour = ints[at:at + ITEM_ROWS]
+    at += ITEM_ROWS
+    skip = ints[at:at + ITEM_ROWS]
+    return ExpertWork(context, unseen, bits, chances, log_factorials, root_sum, root_log,
+                      root_points, cell_fill, cell_close, cell_log, cell_roots,
+                      cell_root_count, single_fill, single_close, single_log, weights, roots,
+                      values, index_of, memo, memo_ready, items, parent, group, group_colour,
+                      fresh, skip, demand, moves)
+
+
+@compiled(always_inline=True)
 def _unseen(tiles, table, out):
     """The tiles not drawn yet (the pile and the removed tiles: nobody can tell them apart)
     into ``out``; returns (how many, how many of them are light)."""
@@ -93,7 +236,7 @@ def _unseen(tiles, table, out):
     return count, light
 
 
-@njit(cache=True)
+@compiled
 def fitting_tiles(tiles, unseen, unseen_count, mask, colours):
     """Unseen tiles that fit a cell whose touching sides need ``colours`` under ``mask`` (2-bit
     slots N, E, S, W), and how many of them can also seal it: a fitting rotation that shows
@@ -119,87 +262,192 @@ def fitting_tiles(tiles, unseen, unseen_count, mask, colours):
     return fitting, sealing
 
 
-@njit(cache=True)
-def fill_chances(unseen_count, turns_left, out):
-    """``out[f]``: the chance that at least one of ``f`` given tiles among the unseen ones is
-    drawn in the ``turns_left`` draws left (a uniform sample of the unseen tiles)."""
-    for fitting in range(unseen_count + 1):
+@compiled(always_inline=True)
+def _fit_bits(tiles, unseen, unseen_count, bits):
+    """``bits[(rotation x 4 + slot) x 4 + colour]``: the set of unseen tiles (bit k for
+    ``unseen[k]``) that show ``colour`` in side slot ``slot`` when turned by ``rotation``;
+    built once per decision, so that each cell's fitting tiles are a few word operations
+    (``_fitting_bits``) instead of a pass over the unseen tiles."""
+    for index in range(FIT_BIT_SETS):
+        bits[index] = np.uint64(0)
+    for k in range(unseen_count):
+        bit = np.uint64(1) << np.uint64(k)
+        tile = unseen[k]
+        for rotation in range(4):
+            pattern = tiles.rotation_pattern[tile, rotation]
+            for slot in range(4):
+                colour = int((pattern >> np.uint8(2 * slot)) & np.uint8(3))
+                bits[(rotation * 4 + slot) * 4 + colour] |= bit
+
+
+@compiled(always_inline=True)
+def _bit_count(word):
+    """Set bits of a uint64 (the classic parallel sum; the byte sums by shifts rather than a
+    wrapping multiply, so that plain Python, ``NUMBA_DISABLE_JIT=1``, never overflows)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = ((word & np.uint64(0x3333333333333333))
+            + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333)))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    word = word + (word >> np.uint64(8))
+    word = word + (word >> np.uint64(16))
+    word = word + (word >> np.uint64(32))
+    return np.int64(word & np.uint64(0x7F))
+
+
+@compiled(always_inline=True)
+def _fitting(tiles, work, unseen_count, mask, colours):
+    """``fitting_tiles`` of the unseen tiles of the decision: from the bit sets of
+    ``_fit_bits`` while the unseen tiles fit in a word, else tile by tile (the same counts).
+    Returns (fitting, sealing)."""
+    if unseen_count > BIT_TILES:
+        return fitting_tiles(tiles, work.unseen, unseen_count, mask, colours)
+    if (colours & ~mask) != 0:
+        return 0, 0  # a colour where nothing is needed: no rotation matches
+    bits = work.fit_bits
+    everyone = np.uint64(0xFFFFFFFFFFFFFFFF)
+    if unseen_count < BIT_TILES:
+        everyone = (np.uint64(1) << np.uint64(unseen_count)) - np.uint64(1)
+    fits = np.uint64(0)
+    seals = np.uint64(0)
+    for rotation in range(4):
+        matching = everyone
+        grass_free = everyone
+        for slot in range(4):
+            base = (rotation * 4 + slot) * 4
+            if (mask >> np.uint8(2 * slot)) & np.uint8(3):
+                matching &= bits[base + int((colours >> np.uint8(2 * slot)) & np.uint8(3))]
+            else:
+                grass_free &= bits[base + GRASS]
+        fits |= matching
+        seals |= matching & grass_free
+    return _bit_count(fits), _bit_count(seals)
+
+
+@compiled(always_inline=True)
+def _fill_chance(chances, fitting, unseen_count, turns_left):
+    """``chances[fitting]`` of ``fill_chances``, computed the first time it is asked for (a
+    decision needs a few of them)."""
+    if chances[fitting] == NOT_YET:
         none = 1.0
         for i in range(turns_left):
             left = unseen_count - i
             if left <= 0:
                 break
             none *= max(0.0, (unseen_count - fitting - i) / left)
-        out[fitting] = 1.0 - none
+        chances[fitting] = 1.0 - none
+    return chances[fitting]
 
 
-@njit(cache=True)
-def pick_chances(unseen_count, light_unseen, turns_left, sure, out):
-    """``out[r]``: the chance of at least r + 1 own tree picks still to come: ``sure`` picks
-    (1 when a tree phase follows this placement) plus one per light tile among the
-    ``turns_left`` draws left, a hypergeometric count (``light_unseen`` of the ``unseen_count``
-    unseen tiles are light)."""
+@compiled
+def fill_chances(unseen_count, turns_left, out):
+    """``out[f]``: the chance that at least one of ``f`` given tiles among the unseen ones is
+    drawn in the ``turns_left`` draws left (a uniform sample of the unseen tiles)."""
+    for fitting in range(unseen_count + 1):
+        out[fitting] = NOT_YET
+        _fill_chance(out, fitting, unseen_count, turns_left)
+
+
+@compiled(always_inline=True)
+def _log_factorial(log_factorials, n):
+    """``lgamma(n + 1)``, computed the first time it is asked for."""
+    if log_factorials[n] == NOT_YET:
+        log_factorials[n] = math.lgamma(n + 1)
+    return log_factorials[n]
+
+
+@compiled
+def _pick_chances(unseen_count, light_unseen, turns_left, sure, log_factorials, out):
+    """``pick_chances`` with the log-factorials kept in ``log_factorials`` (``NOT_YET`` where
+    not computed yet; every count up to ``unseen_count``)."""
     out[:] = 0.0
     draws = min(turns_left, unseen_count)
     dark_unseen = unseen_count - light_unseen
-    log_all = (math.lgamma(unseen_count + 1) - math.lgamma(draws + 1)
-               - math.lgamma(unseen_count - draws + 1))
+    log_all = (_log_factorial(log_factorials, unseen_count)
+               - _log_factorial(log_factorials, draws)
+               - _log_factorial(log_factorials, unseen_count - draws))
     for light in range(min(draws, light_unseen) + 1):
         dark = draws - light
         if dark > dark_unseen:
             continue
-        log_ways = (math.lgamma(light_unseen + 1) - math.lgamma(light + 1)
-                    - math.lgamma(light_unseen - light + 1)
-                    + math.lgamma(dark_unseen + 1) - math.lgamma(dark + 1)
-                    - math.lgamma(dark_unseen - dark + 1))
+        log_ways = (_log_factorial(log_factorials, light_unseen)
+                    - _log_factorial(log_factorials, light)
+                    - _log_factorial(log_factorials, light_unseen - light)
+                    + _log_factorial(log_factorials, dark_unseen)
+                    - _log_factorial(log_factorials, dark)
+                    - _log_factorial(log_factorials, dark_unseen - dark))
         chance = math.exp(log_ways - log_all)
         # This many picks or more: every rank up to it gains the chance.
         for rank in range(min(light + sure, out.shape[0])):
             out[rank] += chance
 
 
-@njit(cache=True)
-def _close_factor(chances, fitting, sealing, params):
-    """A cell's share of its zone's closing chance: a sealing tile drawn closes it whole; a tile
-    that fits but opens new half-runes counts ``unsealed``."""
-    seal = chances[sealing]
-    return seal + params[P_UNSEALED] * (chances[fitting] - seal)
+@compiled(refcounts=True)
+def pick_chances(unseen_count, light_unseen, turns_left, sure, out):
+    """``out[r]``: the chance of at least r + 1 own tree picks still to come: ``sure`` picks
+    (1 when a tree phase follows this placement) plus one per light tile among the
+    ``turns_left`` draws left, a hypergeometric count (``light_unseen`` of the ``unseen_count``
+    unseen tiles are light)."""
+    log_factorials = np.full(unseen_count + 1, NOT_YET)
+    _pick_chances(unseen_count, light_unseen, turns_left, sure, log_factorials, out)
 
 
-@njit(cache=True)
-def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fill, cell_close,
-             cell_roots, cell_root_count, single_fill, single_close, turns_left, params):
+@compiled(always_inline=True)
+def _close_factor(fill, seal, params):
+    """A cell's share of its zone's closing chance: a sealing tile drawn closes it whole (chance
+    ``seal``); a tile that fits but opens new half-runes counts ``unsealed``."""
+    return seal + params[P_UNSEALED] * (fill - seal)
+
+
+@compiled(always_inline=True)
+def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
     """Per decision: the fill chance and closing factor of every frontier cell (``cell_fill``,
     ``cell_close`` by frontier index), and per zone root the sum of the fill chances and the
     log-product of the closing factors of the cells its open half-runes face (``root_sum``,
     ``root_log``); ``cell_roots[i, :cell_root_count[i]]``: the (root, half-runes) pairs that
-    face frontier cell i; ``single_*[c]``: a fresh cell that needs colour c on one side.
-    Returns (unseen count, light unseen count)."""
-    unseen_count, light_unseen = _unseen(tiles, table, unseen)
-    fill_chances(unseen_count, turns_left, chances)
-    for colour in range(4):
-        fitting, sealing = fitting_tiles(tiles, unseen, unseen_count, np.uint8(3),
-                                         np.uint8(colour))
-        single_fill[colour] = chances[fitting]
-        single_close[colour] = _close_factor(chances, fitting, sealing, params)
+    face frontier cell i; ``single_*[c]``: a fresh cell that needs colour c on one side (only
+    when ``placing``: a tree choice borders no cell). Returns (unseen count, light unseen
+    count)."""
+    unseen_count, light_unseen = _unseen(tiles, table, work.unseen)
+    if unseen_count <= BIT_TILES:
+        _fit_bits(tiles, work.unseen, unseen_count, work.fit_bits)
+    chances = work.chances
+    for fitting in range(unseen_count + 1):
+        chances[fitting] = NOT_YET
+    for n in range(unseen_count + 1):
+        work.log_factorials[n] = NOT_YET
+    for colour in range(4 if placing else 0):
+        fitting, sealing = _fitting(tiles, work, unseen_count, np.uint8(3), np.uint8(colour))
+        fill = _fill_chance(chances, fitting, unseen_count, turns_left)
+        work.single_fill[colour] = fill
+        work.single_close[colour] = _close_factor(
+            fill, _fill_chance(chances, sealing, unseen_count, turns_left), params)
+        work.single_log[colour] = math.log(max(work.single_close[colour], 1e-3))
+    root_sum = work.root_sum
+    root_log = work.root_log
     for node in range(table.node_count[player]):
         root_sum[node] = 0.0
         root_log[node] = 0.0
+        work.root_points[node] = NOT_YET
+    cell_roots = work.cell_roots
+    cell_root_count = work.cell_root_count
     for index in range(table.frontier_count[player]):
         cell = table.frontier_cells[player, index]
         colours = table.cell_need_colours[player, cell]
         cell_root_count[index] = 0
         if colours == 0:
-            cell_fill[index] = 1.0
-            cell_close[index] = 1.0
+            work.cell_fill[index] = 1.0
+            work.cell_close[index] = 1.0
+            work.cell_log[index] = math.log(1.0)
             continue
-        fitting, sealing = fitting_tiles(tiles, unseen, unseen_count,
-                                         table.cell_need_mask[player, cell], colours)
-        chance = chances[fitting]
-        cell_fill[index] = chance
-        close = _close_factor(chances, fitting, sealing, params)
-        cell_close[index] = close
+        fitting, sealing = _fitting(tiles, work, unseen_count,
+                                    table.cell_need_mask[player, cell], colours)
+        chance = _fill_chance(chances, fitting, unseen_count, turns_left)
+        work.cell_fill[index] = chance
+        close = _close_factor(chance, _fill_chance(chances, sealing, unseen_count, turns_left),
+                              params)
+        work.cell_close[index] = close
         log_close = math.log(max(close, 1e-3))
+        work.cell_log[index] = log_close
         seen0 = -1
         seen1 = -1
         seen2 = -1
@@ -235,7 +483,47 @@ def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fil
     return unseen_count, light_unseen
 
 
-@njit(cache=True)
+@compiled
+def _prepare_into(tiles, table, player, floats, ints, bits, unseen, chances, root_sum,
+                  root_log, cell_fill, cell_close, cell_roots, cell_root_count, single_fill,
+                  single_close, turns_left, params):
+    """``_prepare`` on the buffers of ``_new_buffers``."""
+    work = _work(tiles, table, 0, floats, ints, bits)
+    unseen_count, light_unseen = _prepare_decision(tiles, table, player, work, turns_left,
+                                                   params, True)
+    for k in range(unseen_count):
+        unseen[k] = work.unseen[k]
+    fill_chances(unseen_count, turns_left, chances)
+    for node in range(table.node_count[player]):
+        root_sum[node] = work.root_sum[node]
+        root_log[node] = work.root_log[node]
+    for index in range(table.frontier_count[player]):
+        cell_fill[index] = work.cell_fill[index]
+        cell_close[index] = work.cell_close[index]
+        cell_root_count[index] = work.cell_root_count[index]
+        for k in range(4):
+            cell_roots[index, k, 0] = work.cell_roots[index, k, 0]
+            cell_roots[index, k, 1] = work.cell_roots[index, k, 1]
+    for colour in range(4):
+        single_fill[colour] = work.single_fill[colour]
+        single_close[colour] = work.single_close[colour]
+    return unseen_count, light_unseen
+
+
+@compiled(refcounts=True)
+def _prepare(tiles, table, player, unseen, chances, root_sum, root_log, cell_fill, cell_close,
+             cell_roots, cell_root_count, single_fill, single_close, turns_left, params):
+    """``_prepare_decision`` into separate arrays (for a from-scratch valuation outside a
+    decision, as the tests make): ``unseen``, every one of ``chances`` (``fill_chances``) and
+    the arrays named as the fields of ``ExpertWork``. Returns (unseen count, light unseen
+    count)."""
+    floats, ints, bits = _new_buffers(tiles, table, 0)
+    return _prepare_into(tiles, table, player, floats, ints, bits, unseen, chances, root_sum,
+                         root_log, cell_fill, cell_close, cell_roots, cell_root_count,
+                         single_fill, single_close, turns_left, params)
+
+
+@compiled(always_inline=True)
 def _points(full_runes, open_half_runes, chance_sum, close_log, params):
     """Expected final points of a zone with a tree: a closed zone keeps 2 x its full runes; an
     open one expects ``fill`` new runes per open half-rune times the chance its cell is filled
@@ -247,7 +535,17 @@ def _points(full_runes, open_half_runes, chance_sum, close_log, params):
     return runes * (1.0 + min(1.0, math.exp(close_log)))
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def _root_points(table, player, root, work, params):
+    """``_points`` of zone ``root`` as it is now, computed the first time a decision asks."""
+    if work.root_points[root] == NOT_YET:
+        work.root_points[root] = _points(table.zone_full_runes[player, root],
+                                         table.zone_open_half_runes[player, root],
+                                         work.root_sum[root], work.root_log[root], params)
+    return work.root_points[root]
+
+
+@compiled(always_inline=True)
 def _availability(colour, context):
     """How likely a tree of ``colour`` is still in the supply at one's pick: whole while the
     supply covers a round of picks, less below."""
@@ -257,7 +555,7 @@ def _availability(colour, context):
     return min(1.0, supply / context[CONTEXT_PLAYERS])
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def _zones_without_tree(table, player, root_sum, root_log, context, params, roots, values):
     """The player's zones without a tree, best first: ``roots`` and ``values`` (expected points
     with a tree x the chance their colour is still there for a pick); returns how many."""
@@ -282,7 +580,7 @@ def _zones_without_tree(table, player, root_sum, root_log, context, params, root
     return count
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights):
     """What zones without a tree are worth with the picks to come: the r-th best of
     ``values[:count]`` (best first) without the entries ``skip[:skip_count]`` (indices into
@@ -312,50 +610,61 @@ def ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights):
     return total
 
 
-@njit(cache=True)
-def _root_item(table, player, items, areas, count, root, root_sum, root_log):
-    """The row of zone ``root`` in ``items`` (added, as it is now, when missing); returns (row,
-    rows used)."""
+@compiled(always_inline=True)
+def _root_item(table, player, work, areas, count, root):
+    """The row of zone ``root`` in the item table (added, as it is now, when missing); returns
+    (row, rows used)."""
+    items = work.items
     for k in range(areas, count):
-        if items[k, 7] == root:
+        if items[k, ITEM_ROOT] == root:
             return k, count
-    items[count, 0] = count
-    items[count, 1] = table.node_colour[player, root]
-    items[count, 2] = table.zone_full_runes[player, root]
-    items[count, 3] = table.zone_open_half_runes[player, root]
-    items[count, 4] = table.zone_trees[player, root]
-    items[count, 5] = root_sum[root]
-    items[count, 6] = root_log[root]
-    items[count, 7] = root
-    items[count, 8] = 0.0
+    work.parent[count] = count
+    items[count, ITEM_COLOUR] = table.node_colour[player, root]
+    items[count, ITEM_FULL_RUNES] = table.zone_full_runes[player, root]
+    items[count, ITEM_OPEN_HALF_RUNES] = table.zone_open_half_runes[player, root]
+    items[count, ITEM_TREES] = table.zone_trees[player, root]
+    items[count, ITEM_FILL_SUM] = work.root_sum[root]
+    items[count, ITEM_CLOSE_LOG] = work.root_log[root]
+    items[count, ITEM_ROOT] = root
+    items[count, ITEM_JOINED] = 0.0
     return count, count + 1
 
 
-@njit(cache=True)
-def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_log,
-                     cell_fill, cell_close, cell_roots, cell_root_count, single_fill,
-                     single_close, unseen, unseen_count, chances, memo, items, context, params,
-                     roots, values, count_without, index_of, weights, fresh, skip):
+@compiled(always_inline=True)
+def _top(parent, item):
+    """The item its group is merged into (union-find root)."""
+    while parent[item] != item:
+        item = parent[item]
+    return item
+
+
+@compiled(always_inline=True)
+def _placement_value(tiles, table, player, tile, cell, rotation, work, unseen_count,
+                     turns_left, params, count_without):
     """The planet's value if ``tile`` went to ``cell`` with ``rotation``, up to a constant: the
     change of the zones with a tree it touches or whose open cells it borders, plus the ranked
     hope of every zone without a tree afterwards."""
     areas = tiles.area_count[tile]
-    # items[k]: 0 parent, 1 colour, 2 full runes, 3 open half-runes, 4 trees, 5 fill chance sum,
-    # 6 closing log, 7 root node (-1 for an area of the new tile), 8 joined to the new tile (a
-    # root); areas first, then roots.
+    items = work.items
+    parent = work.parent
+    context = work.context
+    # Items: the areas of the new tile first, then the zones it joins or borders, as they are
+    # now; ``parent`` merges them into the zones the placement leaves.
     count = areas
     for area in range(areas):
-        items[area, 0] = area
-        items[area, 1] = tiles.area_colour[tile, area]
-        items[area, 2] = 0.0
-        items[area, 3] = tiles.area_half_runes[tile, area]
-        items[area, 4] = 0.0
-        items[area, 5] = 0.0
-        items[area, 6] = 0.0
-        items[area, 7] = -1.0
+        parent[area] = area
+        items[area, ITEM_COLOUR] = tiles.area_colour[tile, area]
+        items[area, ITEM_FULL_RUNES] = 0.0
+        items[area, ITEM_OPEN_HALF_RUNES] = tiles.area_half_runes[tile, area]
+        items[area, ITEM_TREES] = 0.0
+        items[area, ITEM_FILL_SUM] = 0.0
+        items[area, ITEM_CLOSE_LOG] = 0.0
+        items[area, ITEM_ROOT] = -1.0
     position = table.frontier_position[player, cell]
-    here_fill = cell_fill[position] if position >= 0 else 1.0
-    here_log = math.log(max(cell_close[position] if position >= 0 else 1.0, 1e-3))
+    here_fill = work.cell_fill[position] if position >= 0 else 1.0
+    # The logs of the closing factors are the decision's (``cell_log``, ``single_log``,
+    # ``memo``): the same numbers, taken once instead of once per move.
+    here_log = work.cell_log[position] if position >= 0 else math.log(1.0)
     # Empty cells the tile adds to the frontier.
     new_cells = 0
     for direction in range(4):
@@ -370,88 +679,93 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
                 new_cells += 1
                 if colour == GRASS:
                     continue
-                fill = single_fill[colour]
-                close = single_close[colour]
+                fill = work.single_fill[colour]
+                close_log = work.single_log[colour]
             else:
                 # The tiles that can fill ``other`` once this side (grass too) borders it.
                 key = (other_position * 4 + back) * 4 + colour
-                fill = memo[key, 0]
-                close = memo[key, 1]
+                if work.memo_ready[other_position] == 0:
+                    # The cell's memo rows, cleared the first time a move of the decision
+                    # borders it.
+                    work.memo_ready[other_position] = 1
+                    for row in range(other_position * 16, other_position * 16 + 16):
+                        work.memo[row, 0] = -1.0
+                fill = work.memo[key, 0]
+                close_log = work.memo[key, 1]
                 if fill < 0.0:
                     mask = table.cell_need_mask[player, other] | np.uint8(3 << slot)
                     need = table.cell_need_colours[player, other] | np.uint8(colour << slot)
-                    fitting, sealing = fitting_tiles(tiles, unseen, unseen_count, mask, need)
-                    fill = chances[fitting]
-                    close = _close_factor(chances, fitting, sealing, params)
-                    memo[key, 0] = fill
-                    memo[key, 1] = close
+                    fitting, sealing = _fitting(tiles, work, unseen_count, mask, need)
+                    fill = _fill_chance(work.chances, fitting, unseen_count, turns_left)
+                    close = _close_factor(
+                        fill, _fill_chance(work.chances, sealing, unseen_count, turns_left),
+                        params)
+                    close_log = math.log(max(close, 1e-3))
+                    work.memo[key, 0] = fill
+                    work.memo[key, 1] = close_log
                 # The zones already facing ``other`` see its chances change: a side that no
                 # unseen tile can match next to theirs kills their half-runes there.
-                change_fill = fill - cell_fill[other_position]
-                change_log = (math.log(max(close, 1e-3))
-                              - math.log(max(cell_close[other_position], 1e-3)))
-                for k in range(cell_root_count[other_position]):
-                    found, count = _root_item(table, player, items, areas, count,
-                                              cell_roots[other_position, k, 0], root_sum,
-                                              root_log)
-                    items[found, 5] += cell_roots[other_position, k, 1] * change_fill
-                    items[found, 6] += change_log
+                change_fill = fill - work.cell_fill[other_position]
+                change_log = close_log - work.cell_log[other_position]
+                for k in range(work.cell_root_count[other_position]):
+                    found, count = _root_item(table, player, work, areas, count,
+                                              work.cell_roots[other_position, k, 0])
+                    items[found, ITEM_FILL_SUM] += (work.cell_roots[other_position, k, 1]
+                                                    * change_fill)
+                    items[found, ITEM_CLOSE_LOG] += change_log
             if colour == GRASS:
                 continue
             # A new open half-rune, facing ``other``: its chances once this tile is there.
             area = tiles.side_area[tile, listed]
-            items[area, 5] += fill
-            items[area, 6] += math.log(max(close, 1e-3))
+            items[area, ITEM_FILL_SUM] += fill
+            items[area, ITEM_CLOSE_LOG] += close_log
             continue
         if colour == GRASS:
             continue
         area = tiles.side_area[tile, listed]
         root = find_zone(table, player, table.cell_side_node[player, other, (direction + 2) & 3])
-        found, count = _root_item(table, player, items, areas, count, root, root_sum, root_log)
-        if items[found, 8] == 0.0:
+        found, count = _root_item(table, player, work, areas, count, root)
+        if items[found, ITEM_JOINED] == 0.0:
             # This cell, which the root's closing needed once, is filled now.
-            items[found, 8] = 1.0
-            items[found, 6] -= here_log
+            items[found, ITEM_JOINED] = 1.0
+            items[found, ITEM_CLOSE_LOG] -= here_log
         # The pair becomes a full rune: the root's half-rune facing this cell is closed.
-        items[found, 2] += 1.0
-        items[found, 3] -= 2.0
-        items[found, 5] -= here_fill
-        a = area
-        while items[a, 0] != a:
-            a = int(items[a, 0])
-        b = found
-        while items[b, 0] != b:
-            b = int(items[b, 0])
+        items[found, ITEM_FULL_RUNES] += 1.0
+        items[found, ITEM_OPEN_HALF_RUNES] -= 2.0
+        items[found, ITEM_FILL_SUM] -= here_fill
+        a = _top(parent, area)
+        b = _top(parent, found)
         if a != b:
-            items[b, 0] = a
+            parent[b] = a
+    # Each group's sums, its items added in item order (the order of the sums is part of the
+    # values compared, so of the moves chosen).
+    group = work.group
+    group_colour = work.group_colour
+    for k in range(count):
+        group_colour[k] = 0
+        for column in range(GROUP_COLUMNS):
+            group[k, column] = 0.0
+    for j in range(count):
+        top = _top(parent, j)
+        if items[j, ITEM_COLOUR] != GRASS:
+            group_colour[top] = int(items[j, ITEM_COLOUR])
+        group[top, GROUP_FULL_RUNES] += items[j, ITEM_FULL_RUNES]
+        group[top, GROUP_OPEN_HALF_RUNES] += items[j, ITEM_OPEN_HALF_RUNES]
+        group[top, GROUP_TREES] += items[j, ITEM_TREES]
+        group[top, GROUP_FILL_SUM] += items[j, ITEM_FILL_SUM]
+        group[top, GROUP_CLOSE_LOG] += items[j, ITEM_CLOSE_LOG]
     value = 0.0
+    fresh = work.fresh
     fresh_count = 0
     for k in range(count):
-        if items[k, 0] != k:
+        if parent[k] != k:
             continue
-        colour = 0
-        full_runes = 0.0
-        open_half_runes = 0.0
-        trees = 0.0
-        chance_sum = 0.0
-        close_log = 0.0
-        for j in range(count):
-            top = j
-            while items[top, 0] != top:
-                top = int(items[top, 0])
-            if top != k:
-                continue
-            if items[j, 1] != GRASS:
-                colour = int(items[j, 1])
-            full_runes += items[j, 2]
-            open_half_runes += items[j, 3]
-            trees += items[j, 4]
-            chance_sum += items[j, 5]
-            close_log += items[j, 6]
+        colour = group_colour[k]
         if colour == GRASS:
             continue
-        points = _points(full_runes, open_half_runes, chance_sum, close_log, params)
-        if trees > 0:
+        points = _points(group[k, GROUP_FULL_RUNES], group[k, GROUP_OPEN_HALF_RUNES],
+                         group[k, GROUP_FILL_SUM], group[k, GROUP_CLOSE_LOG], params)
+        if group[k, GROUP_TREES] > 0:
             value += points
         else:
             # Best first, for the ranking.
@@ -467,130 +781,125 @@ def _placement_value(tiles, table, player, tile, cell, rotation, root_sum, root_
     value -= params[P_COMPACT] * context[CONTEXT_GAME_LEFT] * new_cells
     skip_count = 0
     for k in range(areas, count):
-        root = int(items[k, 7])
+        root = int(items[k, ITEM_ROOT])
         if table.zone_trees[player, root] > 0:
-            value -= _points(table.zone_full_runes[player, root],
-                             table.zone_open_half_runes[player, root], root_sum[root],
-                             root_log[root], params)
+            value -= _root_points(table, player, root, work, params)
         else:
-            skip[skip_count] = index_of[root]
+            work.skip[skip_count] = work.index_of[root]
             skip_count += 1
-    return value + ranked_hope(values, count_without, fresh, fresh_count, skip, skip_count,
-                               weights)
+    return value + ranked_hope(work.values, count_without, fresh, fresh_count, work.skip,
+                               skip_count, work.weights)
 
 
-@njit(cache=True)
-def _hope_weights(unseen_count, light_unseen, turns_left, sure, params, weights):
-    """Weight of the r-th best zone without a tree: ``hope`` x the chance of r + 1 picks to
-    come, the sure pick after a light tile's placement ``now``."""
-    pick_chances(unseen_count, light_unseen, turns_left, sure, weights)
+@compiled(always_inline=True)
+def _hope_weights_from(unseen_count, light_unseen, turns_left, sure, params, log_factorials,
+                       weights):
+    """``_hope_weights`` with the log-factorials of the decision (``_pick_chances``)."""
+    _pick_chances(unseen_count, light_unseen, turns_left, sure, log_factorials, weights)
     for rank in range(weights.shape[0]):
         weights[rank] *= params[P_HOPE] * params[P_DECAY] ** rank
     if sure > 0:
         weights[0] = params[P_NOW]
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
+def _hope_weights(unseen_count, light_unseen, turns_left, sure, params, weights):
+    """Weight of the r-th best zone without a tree: ``hope`` x the chance of r + 1 picks to
+    come, the sure pick after a light tile's placement ``now``."""
+    log_factorials = np.full(unseen_count + 1, NOT_YET)
+    _hope_weights_from(unseen_count, light_unseen, turns_left, sure, params, log_factorials,
+                       weights)
+
+
+@compiled(always_inline=True)
+def _decision(params, tiles, table, player, sure, placing, work):
+    """What every option of a decision shares, into ``work``: the public context, the frontier
+    cells' chances and the zones' sums (``_prepare_decision``; ``placing``: a placement
+    decision), the rank weights, and the zones without a tree best first (``roots``,
+    ``values``). Returns (unseen count, turns left, zones without a tree)."""
+    context = work.context
+    game_context(tiles, table, sure > 0, context)
+    turns_left = int(context[CONTEXT_TURNS_LEFT])
+    unseen_count, light_unseen = _prepare_decision(tiles, table, player, work, turns_left,
+                                                   params, placing)
+    _hope_weights_from(unseen_count, light_unseen, turns_left, sure, params,
+                       work.log_factorials, work.weights)
+    count_without = _zones_without_tree(table, player, work.root_sum, work.root_log, context,
+                                        params, work.roots, work.values)
+    return unseen_count, turns_left, count_without
+
+
+@compiled(always_inline=True)
+def _placement_values_into(params, tiles, table, player, tile, move_cells, move_rotations,
+                           move_count, work):
+    """``placement_values`` into ``work.moves[:move_count]``."""
+    unseen_count, turns_left, count_without = _decision(params, tiles, table, player,
+                                                        1 if tiles.light[tile] else 0, True,
+                                                        work)
+    for node in range(table.node_count[player] + 1):
+        work.index_of[node] = -1
+    for k in range(count_without):
+        work.index_of[work.roots[k]] = k
+    for position in range(table.frontier_count[player]):
+        work.memo_ready[position] = 0
+    for index in range(move_count):
+        work.moves[index] = _placement_value(tiles, table, player, tile, move_cells[index],
+                                             move_rotations[index], work, unseen_count,
+                                             turns_left, params, count_without)
+
+
+@compiled
+def _placement_values_out(params, tiles, table, player, tile, move_cells, move_rotations,
+                          move_count, floats, ints, bits, out):
+    """``placement_values`` on the buffers of ``_new_buffers``, into ``out``."""
+    work = _work(tiles, table, move_count, floats, ints, bits)
+    _placement_values_into(params, tiles, table, player, tile, move_cells, move_rotations,
+                           move_count, work)
+    for index in range(move_count):
+        out[index] = work.moves[index]
+
+
+@compiled(refcounts=True)
 def placement_values(params, tiles, table, player, tile, move_cells, move_rotations, move_count):
     """The value of every legal placement (``_placement_value``: the planet's expected final
     value after it, up to a constant shared by all of them)."""
-    context = np.empty(CONTEXT_SIZE, dtype=np.float64)
-    game_context(tiles, table, tiles.light[tile], context)
-    tile_count = tiles.light.shape[0]
-    unseen = np.empty(tile_count, dtype=np.int64)
-    chances = np.empty(tile_count + 1, dtype=np.float64)
-    nodes = table.node_parent.shape[1]
-    root_sum = np.empty(nodes, dtype=np.float64)
-    root_log = np.empty(nodes, dtype=np.float64)
-    frontier = table.frontier_cells.shape[1]
-    cell_fill = np.empty(frontier, dtype=np.float64)
-    cell_close = np.empty(frontier, dtype=np.float64)
-    cell_roots = np.empty((frontier, 4, 2), dtype=np.int64)
-    cell_root_count = np.empty(frontier, dtype=np.int64)
-    single_fill = np.empty(4, dtype=np.float64)
-    single_close = np.empty(4, dtype=np.float64)
-    turns_left = int(context[CONTEXT_TURNS_LEFT])
-    unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
-                                          root_log, cell_fill, cell_close, cell_roots,
-                                          cell_root_count, single_fill, single_close,
-                                          turns_left, params)
-    weights = np.empty(RANKED_PICKS, dtype=np.float64)
-    _hope_weights(unseen_count, light_unseen, turns_left, 1 if tiles.light[tile] else 0, params,
-                  weights)
-    node_count = table.node_count[player]
-    roots = np.empty(node_count + 1, dtype=np.int64)
-    values = np.empty(node_count + 1, dtype=np.float64)
-    count_without = _zones_without_tree(table, player, root_sum, root_log, context, params,
-                                        roots, values)
-    index_of = np.full(node_count + 1, -1, dtype=np.int64)
-    for k in range(count_without):
-        index_of[roots[k]] = k
-    memo = np.full((table.frontier_count[player] * 16, 2), -1.0)
-    # Rows: the tile's areas (4 at most), the zones it joins (4) and the zones facing its empty
-    # neighbours (3 cells x 3 other sides).
-    items = np.empty((20, 9), dtype=np.float64)
-    fresh = np.empty(20, dtype=np.float64)
-    skip = np.empty(20, dtype=np.int64)
-    moves = np.empty(move_count, dtype=np.float64)
-    for index in range(move_count):
-        moves[index] = _placement_value(tiles, table, player, tile, move_cells[index],
-                                        move_rotations[index], root_sum, root_log, cell_fill,
-                                        cell_close, cell_roots, cell_root_count, single_fill,
-                                        single_close, unseen,
-                                        unseen_count, chances, memo, items, context, params,
-                                        roots, values, count_without, index_of, weights, fresh,
-                                        skip)
-    return moves
+    floats, ints, bits = _new_buffers(tiles, table, move_count)
+    out = np.empty(move_count, dtype=np.float64)
+    _placement_values_out(params, tiles, table, player, tile, move_cells, move_rotations,
+                          move_count, floats, ints, bits, out)
+    return out
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def _placement_choice(params, tiles, table, player, tile, move_cells, move_rotations,
+                      move_count, rng, floats, ints, bits):
+    """``expert_placement`` on the buffers of ``_new_buffers``."""
+    work = _work(tiles, table, move_count, floats, ints, bits)
+    _placement_values_into(params, tiles, table, player, tile, move_cells, move_rotations,
+                           move_count, work)
+    return pick_near_best(work.moves, move_count, params[P_SPREAD], rng)
+
+
+@compiled(refcounts=True, always_inline=True)
 def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
                      move_count, rng, scratch, preview):
     """``expert``: the placement that most raises the planet's expected final value (one at
     random among those within ``spread`` points of it)."""
-    moves = placement_values(params, tiles, table, player, tile, move_cells, move_rotations,
-                             move_count)
-    return pick_near_best(moves, move_count, params[P_SPREAD], rng)
+    floats, ints, bits = _new_buffers(tiles, table, move_count)
+    return _placement_choice(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, floats, ints, bits)
 
 
-@njit(cache=True)
-def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count, rng):
-    """``expert``: what the tree adds to its zone, plus what the other zones without a tree are
-    worth with the picks left, plus a little denial of the colours the opponents need before
-    its next pick."""
-    context = np.empty(CONTEXT_SIZE, dtype=np.float64)
-    game_context(tiles, table, False, context)
-    tile_count = tiles.light.shape[0]
-    unseen = np.empty(tile_count, dtype=np.int64)
-    chances = np.empty(tile_count + 1, dtype=np.float64)
-    nodes = table.node_parent.shape[1]
-    root_sum = np.empty(nodes, dtype=np.float64)
-    root_log = np.empty(nodes, dtype=np.float64)
-    frontier = table.frontier_cells.shape[1]
-    cell_fill = np.empty(frontier, dtype=np.float64)
-    cell_close = np.empty(frontier, dtype=np.float64)
-    cell_roots = np.empty((frontier, 4, 2), dtype=np.int64)
-    cell_root_count = np.empty(frontier, dtype=np.int64)
-    single_fill = np.empty(4, dtype=np.float64)
-    single_close = np.empty(4, dtype=np.float64)
-    turns_left = int(context[CONTEXT_TURNS_LEFT])
-    unseen_count, light_unseen = _prepare(tiles, table, player, unseen, chances, root_sum,
-                                          root_log, cell_fill, cell_close, cell_roots,
-                                          cell_root_count, single_fill, single_close,
-                                          turns_left, params)
-    weights = np.empty(RANKED_PICKS, dtype=np.float64)
-    _hope_weights(unseen_count, light_unseen, turns_left, 0, params, weights)
-    node_count = table.node_count[player]
-    roots = np.empty(node_count + 1, dtype=np.int64)
-    values = np.empty(node_count + 1, dtype=np.float64)
-    count_without = _zones_without_tree(table, player, root_sum, root_log, context, params,
-                                        roots, values)
-    demand = np.empty(LEAF_COLOURS, dtype=np.float64)
-    opponent_colour_demand(tiles, table, player, context, 0.5, 2.0, demand)
+@compiled(always_inline=True)
+def _tree_choice(params, tiles, table, player, choice_colours, choice_zones, choice_count, rng,
+                 floats, ints, bits):
+    """``expert_tree`` on the buffers of ``_new_buffers``."""
+    work = _work(tiles, table, choice_count, floats, ints, bits)
+    count_without = _decision(params, tiles, table, player, 0, False, work)[2]
+    demand = work.demand
+    opponent_colour_demand(tiles, table, player, work.context, 0.5, 2.0, demand)
     players = table.status[STATUS_PLAYERS]
-    fresh = np.empty(1, dtype=np.float64)
-    skip = np.empty(1, dtype=np.int64)
-    choices = np.empty(choice_count, dtype=np.float64)
+    skip = work.skip
     for index in range(choice_count):
         colour = choice_colours[index]
         root = find_zone(table, player, choice_zones[index])
@@ -598,15 +907,24 @@ def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choi
         skip_count = 0
         if table.zone_trees[player, root] == 0:
             gain = _points(table.zone_full_runes[player, root],
-                           table.zone_open_half_runes[player, root], root_sum[root],
-                           root_log[root], params)
+                           table.zone_open_half_runes[player, root], work.root_sum[root],
+                           work.root_log[root], params)
             for k in range(count_without):
-                if roots[k] == root:
+                if work.roots[k] == root:
                     skip[0] = k
                     skip_count = 1
-        choices[index] = (gain + ranked_hope(values, count_without, fresh, 0, skip, skip_count,
-                                             weights)
-                          + params[P_DENIAL] * demand[colour - 1]
-                          / max(1.0, float(table.supply[colour - 1])) / players)
-    return pick_best(choices, choice_count, rng)
+        work.moves[index] = (gain + ranked_hope(work.values, count_without, work.fresh, 0, skip,
+                                                skip_count, work.weights)
+                             + params[P_DENIAL] * demand[colour - 1]
+                             / max(1.0, float(table.supply[colour - 1])) / players)
+    return pick_best(work.moves, choice_count, rng)
 
+
+@compiled(refcounts=True, always_inline=True)
+def expert_tree(params, tiles, table, player, choice_colours, choice_zones, choice_count, rng):
+    """``expert``: what the tree adds to its zone, plus what the other zones without a tree are
+    worth with the picks left, plus a little denial of the colours the opponents need before
+    its next pick."""
+    floats, ints, bits = _new_buffers(tiles, table, choice_count)
+    return _tree_choice(params, tiles, table, player, choice_colours, choice_zones, choice_count,
+                        rng, floats, ints, bits)
