@@ -33,6 +33,7 @@ import polars as pl
 from scipy import stats
 
 from sim.games.registry import get_game
+from sim.report.numbers import shown_half
 from sim.stats.analysis import BatchAnalysis
 from sim.stats.clustered import MIN_VERDICT_CLUSTERS
 from sim.stats.intervals import proportion_interval
@@ -145,12 +146,14 @@ def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     verdict = verdict_text(row["verdict"], row["fair_margin"])
     best, worst = row["best_seat"] + 1, row["worst_seat"] + 1
     if row["win_gap_low"] > 0:
-        return (f"Seat {best} wins {gap:.1f} percentage points (±{half:.1f}) more often than "
+        return (f"Seat {best} wins {gap:.1f} percentage points (±{shown_half(half, 1)}"
+                f") more often than "
                 f"seat {worst}: {100 * rate[row['best_seat']]:.1f}% against "
                 f"{100 * rate[row['worst_seat']]:.1f}% over {where} (test of equal seats: "
                 f"{format_p_value(row['p_value'])}; {basis}). Seats are {verdict}.")
     return (f"No seat is detectably favoured over {where}: the largest gap, seat {best} over "
-            f"seat {worst}, is {gap:.1f} (±{half:.1f}) percentage points, and the data rule out "
+            f"seat {worst}, is {gap:.1f} (±{shown_half(half, 1)}"
+            f") percentage points, and the data rule out "
             f"a gap larger than {100 * row['win_gap_bound']:.1f} points between any two seats "
             f"(test of equal seats: {format_p_value(row['p_value'])}; {basis}). Seats are "
             f"{verdict}.")
@@ -183,11 +186,13 @@ def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str |
     row = gaps.row(0, named=True)
     half = row["score_gap_high"] - row["score_gap"]
     if row["score_gap_low"] > 0:
-        return (f"{row['best']} scores {row['score_gap']:.1f} points (±{half:.1f}) more on "
+        return (f"{row['best']} scores {row['score_gap']:.1f} points (±{shown_half(half, 1)}"
+                f") more on "
                 f"average than {row['worst']}, in {_players_text(players, rules)}.")
     return (f"No strategy scores detectably more than another in "
             f"{_players_text(players, rules)}: the largest gap, {row['best']} over "
-            f"{row['worst']}, is {row['score_gap']:.1f} points (±{half:.1f}); the data rule out "
+            f"{row['worst']}, is {row['score_gap']:.1f} points (±{shown_half(half, 1)}"
+            f"); the data rule out "
             f"a gap larger than {row['score_gap_bound']:.1f} points between any two.")
 
 
@@ -227,7 +232,8 @@ def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     row = significant.sort(pl.col("effect").abs(), descending=True).row(0, named=True)
     half = critical * row["effect_se"]
     return (f"Removing tile {row['tile']} unseen changes a player's mean score by "
-            f"{row['effect']:+.2f} points (±{half:.2f}, simultaneous over all {impact.height} "
+            f"{row['effect']:+.2f} points (±{shown_half(half, 2)}"
+            f", simultaneous over all {impact.height} "
             f"tiles, holding the other removed tiles fixed); it is the largest of the tile "
             f"effects that stand out.")
 
@@ -243,7 +249,8 @@ def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
         claim = ("changes" if row["slope_low"] > 0 or row["slope_high"] < 0
                  else "does not detectably change")
         return (f"Each extra light tile drawn {claim} a player's mean score: "
-                f"{row['slope']:+.2f} points (±{half:.2f}) per tile, over {row['deals']:,} deals "
+                f"{row['slope']:+.2f} points (±{shown_half(half, 2)}"
+                f") per tile, over {row['deals']:,} deals "
                 f"(a straight line fits the means by count: lack-of-fit "
                 f"{format_p_value(row['lack_of_fit_p'])}).")
     table = _panel(analysis.light_tiles, players, rules).sort("light_tiles_drawn")
@@ -252,14 +259,15 @@ def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
     text = (f"Light tiles drawn do not add points at a constant rate (lack-of-fit "
             f"F = {row['lack_of_fit_f']:.0f}, {format_p_value(row['lack_of_fit_p'])}): the mean "
             f"score goes from {first['mean']:.1f} with {first['light_tiles_drawn']} light tiles "
-            f"to a peak of {row['peak_mean']:.1f} (±{peak_half:.2f}) with {row['peak_count']}, "
+            f"to a peak of {row['peak_mean']:.1f} (±{shown_half(peak_half, 2)}"
+            f") with {row['peak_count']}, "
             f"and is {last['mean']:.1f} with {last['light_tiles_drawn']}")
     if row["step"] == row["step"]:  # not NaN
         step_half = row["step_high"] - row["step"]
         moves = ("changes it by" if row["step_low"] > 0 or row["step_high"] < 0
                  else "does not detectably change it:")
         text += (f"; at the most common count, {row['common_count']}, one more light tile "
-                 f"{moves} {row['step']:+.2f} points (±{step_half:.2f})")
+                 f"{moves} {row['step']:+.2f} points (±{shown_half(step_half, 2)})")
     return text + "."
 
 
@@ -273,12 +281,14 @@ def token_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
     win_half = 100 * (row["win_gap_high"] - row["win_gap"])
     if row["score_gap_low"] > 0 or row["score_gap_high"] < 0:
         return (f"Holding the construction token for one more tree phase is worth "
-                f"{row['score_gap']:+.2f} points (±{score_half:.2f}) and "
-                f"{100 * row['win_gap']:+.1f} percentage points of win chance (±{win_half:.1f}), "
+                f"{row['score_gap']:+.2f} points (±{shown_half(score_half, 2)}) and "
+                f"{100 * row['win_gap']:+.1f} percentage points of win chance "
+                f"(±{shown_half(win_half, 1)}), "
                 f"with the game and the seat held fixed.")
     bound = max(abs(row["score_gap_low"]), abs(row["score_gap_high"]))
     return (f"Leading one more tree phase with the construction token has no detectable effect "
-            f"once the seat is held fixed: {row['score_gap']:+.2f} points (±{score_half:.2f}); "
+            f"once the seat is held fixed: {row['score_gap']:+.2f} points "
+            f"(±{shown_half(score_half, 2)}); "
             f"the data rule out an effect larger than {bound:.2f} points.")
 
 
@@ -289,7 +299,7 @@ def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
         return None
     score = needed.filter(pl.col("metric") == "mean_score").sort("precision")
     row = score.row(0, named=True)
-    text = (f"The mean score is known to ±{row['half_width_now']:.2f} points after "
+    text = (f"The mean score is known to ±{shown_half(row['half_width_now'], 2)} points after "
             f"{row['games_played']:,} games; ±{row['precision']:g} points would need about "
             f"{row['games_needed']:,} games.")
     running = _panel(analysis.running, players, rules)
@@ -325,7 +335,7 @@ def _card_sentence(row: dict, noun: str, flagged: bool, draft: bool = False) -> 
     itt_half = max(row["score_effect_high"] - row["score_effect"],
                    row["score_effect"] - row["score_effect_low"])
     return (head + value + f", estimated through {source} ({row['score_effect']:+.1f} points "
-            f"±{itt_half:.1f} to the player)")
+            f"±{shown_half(itt_half, 1)} to the player)")
 
 
 def _pooled_panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:

@@ -106,3 +106,13 @@ def few_units_warning(where: str, units: int, unit: str, minimum: int) -> str | 
             f"tests and intervals rest on {df} degree{'s' if df != 1 else ''} of freedom, so "
             f"no seat or "
             f"card verdict is given and the games-needed estimate is rough; {remedy}.")
+
+
+def shown_half(half: float, digits: int) -> str:
+    """A half-width with ``digits`` decimals, or with more (up to 4 more) when those would show
+    it as 0: a very tight interval reads "±0.004", never "±0.00"."""
+    for decimals in range(digits, digits + 5):
+        text = f"{half:.{decimals}f}"
+        if half != half or float(text) != 0.0 or half == 0.0:
+            return text
+    return text

@@ -95,3 +95,12 @@ def test_convergence_band_limits_show_the_whole_band_within_bounds():
     bottom, top = axis.get_ylim()
     assert bottom < 10.0 and top > 90.0 and np.isfinite(top)
     plt.close(figure)
+
+
+def test_a_tight_half_width_is_never_shown_as_zero():
+    from sim.report.numbers import shown_half
+
+    assert shown_half(0.004, 2) == "0.004"
+    assert shown_half(0.26, 1) == "0.3"
+    assert shown_half(0.0, 2) == "0.00"
+    assert shown_half(3e-9, 1) == "0.00000"  # at most 4 more decimals
