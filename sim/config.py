@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import InputError, did_you_mean
-from sim.files import read_user_toml
+from sim.files import is_control_character, read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
 from sim.seating import (
@@ -373,6 +373,7 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if "name" not in overrides:  # sweep points name themselves from their grid values
         check_name(name, f"{source}: field 'name'")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
+    check_output_path(output, "--out" if "output" in overrides else f"{source}: field 'output'")
     return BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
@@ -382,12 +383,53 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
     )
 
 
-def check_name(name: str, where: str) -> None:
-    """A batch name becomes a folder name: refuse what would point elsewhere (``..``, ``/``)."""
+# A batch, sweep or field name is a folder name and is printed in reports and messages: this
+# long at most (a whole path must stay well under the systems' 4096 bytes). A component of a
+# path may have at most 255 bytes on every common file system.
+MAX_NAME_CHARACTERS = 100
+MAX_COMPONENT_BYTES = 255
+
+
+def _shown(text: str) -> str:
+    """``text`` for a message: quoted, control characters escaped, a long one cut short."""
+    return repr(text) if len(text) <= 40 else f"{text[:40]!r}... ({len(text)} characters)"
+
+
+def check_file_name(name: str, where: str, what: str = "name") -> None:
+    """A component of a path (a folder or file name) that sim creates: no control characters
+    (a newline, an escape sequence: ``sim.files.is_control_character``) and at most 255 bytes
+    in UTF-8, else a one-line InputError."""
+    bad = next((character for character in name if is_control_character(character)), None)
+    if bad is not None:
+        raise InputError(f"{where}: {what} {_shown(name)} contains the control character "
+                         f"{bad!r}; use letters, digits and punctuation")
+    size = len(name.encode("utf-8", "surrogateescape"))
+    if size > MAX_COMPONENT_BYTES:
+        raise InputError(f"{where}: {what} {_shown(name)} is {size} bytes long in UTF-8; a "
+                         f"file or folder name has at most {MAX_COMPONENT_BYTES}")
+
+
+def check_name(name: str, where: str,
+               max_characters: int | None = MAX_NAME_CHARACTERS) -> None:
+    """A batch name (or a sweep point's label) becomes a folder name: refuse what would point
+    elsewhere (``..``, ``/``), control characters, and more than ``max_characters`` characters
+    (None: only the file system's 255 bytes, for names sim builds itself)."""
     if not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0") \
             or name != name.strip():
-        raise InputError(f"{where}: {name!r} cannot name a folder (no '/', '\\', '..' or "
-                         f"surrounding spaces)")
+        raise InputError(f"{where}: {_shown(name)} cannot name a folder (no '/', '\\', '..' "
+                         f"or surrounding spaces)")
+    check_file_name(name, where)
+    if max_characters is not None and len(name) > max_characters:
+        raise InputError(f"{where}: {_shown(name)} is longer than {max_characters} "
+                         f"characters; give a shorter name")
+
+
+def check_output_path(output: str, where: str) -> None:
+    """An output folder sim will create: every component a safe file name
+    (``check_file_name``), else a one-line InputError naming the component."""
+    for component in Path(output).parts:
+        if component != "/":
+            check_file_name(component, where, "folder name")
 
 
 def check_relative_output(output: str, where: str) -> None:

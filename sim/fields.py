@@ -64,10 +64,18 @@ class FieldSpec:
         return ", ".join(f"seat {seat} {name}" for seat, name in enumerate(names, start=1))
 
 
+# A field's name is part of its point's folder name and a report column: this long at most.
+MAX_FIELD_NAME_CHARACTERS = 100
+
+
 def _check_name(name: str, where: str) -> str:
     # A field's name becomes part of a folder name and a report column.
     if not name or not all(c.isalnum() or c in "-_" for c in name):
-        raise InputError(f"{where}: field name {name!r} must be letters, digits, '-' or '_'")
+        shown = repr(name) if len(name) <= 40 else f"{name[:40]!r}..."
+        raise InputError(f"{where}: field name {shown} must be letters, digits, '-' or '_'")
+    if len(name) > MAX_FIELD_NAME_CHARACTERS:
+        raise InputError(f"{where}: field name {name[:40]!r}... is {len(name)} characters "
+                         f"long; at most {MAX_FIELD_NAME_CHARACTERS}")
     return name
 
 

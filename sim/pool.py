@@ -106,6 +106,16 @@ def worker_count(workers: int) -> int:
     return workers or os.cpu_count() or 1
 
 
+# More worker processes than this per core only costs memory and start-up time (the games are
+# CPU-bound); ``--workers 10000`` started processes until something killed it.
+MAX_WORKERS_PER_CORE = 4
+
+
+def worker_limit() -> int:
+    """The most workers a command accepts: ``MAX_WORKERS_PER_CORE`` per core of this machine."""
+    return MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
 def pool_size(workers: int, backend: str) -> int:
     """The pool processes a run of ``workers`` workers (0 = every core) on ``backend`` uses:
     one fewer than its workers on the local backend (the calling process plays as well), none
@@ -138,8 +148,8 @@ def pool_processes_for_arguments(arguments: list[str]) -> int:
         workers = int(_last_value(arguments, "--workers") or 0)
     except ValueError:
         return 0
-    if workers < 0:
-        return 0
+    if workers < 0 or workers > worker_limit():
+        return 0  # refused by the command itself, in one line, before any process starts
     return pool_size(workers, _last_value(arguments, "--backend") or "local")
 
 

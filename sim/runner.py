@@ -45,9 +45,15 @@ import polars as pl
 from sim import __version__
 from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig, check_name
 from sim.errors import InputError
-from sim.files import write_bytes_atomic
+from sim.files import (
+    hold_writer_lock,
+    is_read_only_error,
+    os_error_line,
+    raise_if_locked,
+    write_bytes_atomic,
+)
 from sim.games.registry import get_game
-from sim.pool import discard_pools, pool_size, start_pool, worker_count
+from sim.pool import discard_pools, pool_size, start_pool, worker_count, worker_limit
 from sim.seating import LEGACY_POOL_DESIGN, POOL_DESIGNS, pool_lineups
 from sim.seeding import deal_seeds, strategy_seeds
 from sim.signals import stop_signals_held
@@ -59,9 +65,11 @@ from sim.store import (
     NOTABLE_DIR,
     SHARD_FILES,
     STRATEGY_COPIES,
+    adopt_recorded_shards,
     deal_sums_frame,
     file_record,
     legacy_finished_shards,
+    manifest_stamp,
     parquet_bytes,
     read_manifest,
     remove_temporary_files,
@@ -252,7 +260,7 @@ def notable_games(game, task, rows, specs, seat_lineup, deals, strategies) -> by
         if drawings is None:
             return None  # the game draws no positions
         svgs = game.final_svgs(task.data, task.config.players, task.config.rules, lineup,
-                               deals[offset], strategies[offset])
+                               deals[offset], strategies[offset], labels=labels)
         seat_scores = scores[offset][np.argsort(seats[offset])]
         for seat, drawing in enumerate(drawings):
             records.append({"game_id": game_id, "kind": kind, "seat": seat,
@@ -381,7 +389,8 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
                          f"otherwise)")
     if values["seed"] > MAX_SEED:
         raise InputError(f"{path}: field 'config.seed': damaged (more than 2**64 - 1)")
-    check_name(values["name"], f"{path}: field 'config.name'")
+    # No length limit here: a batch named before names had one still resumes.
+    check_name(values["name"], f"{path}: field 'config.name'", max_characters=None)
     if not values["rotate"] and len(values["lineup"]) != values["players"]:
         raise InputError(f"{path}: field 'config.lineup': damaged ({len(values['lineup'])} "
                          f"strategies for {values['players']} players)")
@@ -491,6 +500,8 @@ def check_run_dir(config: BatchConfig, resume: bool | None,
     manifest_path = run_dir / MANIFEST
     if run_dir.exists() and not run_dir.is_dir():
         raise InputError(f"{run_dir}: output is a file, not a folder")
+    # A batch another process is writing is its business: say so before judging its state.
+    raise_if_locked(run_dir, "batch")
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
         stored = config_from_manifest(manifest, run_dir)
@@ -832,20 +843,74 @@ def _restore_signals(previous) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _finish_run(run_dir: Path, manifest: dict[str, Any], config, records: dict, outputs,
-                previous_handler, timing: dict, interrupted: bool) -> None:
+class ManifestKeeper:
+    """Writes a batch's manifest for its writer, only ever advancing it: before each write it
+    looks whether the file on disk changed since its own last write (one ``stat``) and, if so,
+    adopts the finished shards recorded there that it lacks (``sim.store.adopt_recorded_shards``),
+    so a writer never records fewer finished shards than the manifest on disk already has. With
+    the writer lock there is no one else; this guards a lock file removed by hand, or a folder
+    shared by machines whose locks do not see each other."""
+
+    def __init__(self, run_dir: Path, manifest: dict[str, Any], config: BatchConfig,
+                 records: dict[int, list[dict[str, Any]]]) -> None:
+        self.run_dir = run_dir
+        self.manifest = manifest
+        self.config = config
+        self.records = records
+        self.stamp = manifest_stamp(run_dir)
+
+    def write(self) -> None:
+        """Write the manifest, with the shards someone else recorded meanwhile adopted."""
+        if manifest_stamp(self.run_dir) != self.stamp:
+            adopted = adopt_recorded_shards(self.run_dir, self.manifest, self.config.shards)
+            self.records.update(adopted)
+        self.manifest["shards_done"] = sorted(self.records)
+        write_manifest(self.run_dir, self.manifest)
+        self.stamp = manifest_stamp(self.run_dir)
+
+
+def _finish_run(keeper: ManifestKeeper, outputs, previous_handler, timing: dict,
+                interrupted: bool) -> None:
     """Stop the workers and write the manifest's final status and ``timing`` (safe to
     repeat: the timing is recorded once)."""
     signal.signal(signal.SIGTERM, previous_handler)
     _close(outputs)
-    manifest["shards_done"] = sorted(records)
-    complete = len(records) == config.shards
+    manifest, records = keeper.manifest, keeper.records
+    if manifest_stamp(keeper.run_dir) != keeper.stamp:
+        records.update(adopt_recorded_shards(keeper.run_dir, manifest, keeper.config.shards))
+    complete = len(records) == keeper.config.shards
     manifest["status"] = "complete" if complete else ("interrupted" if interrupted else "partial")
     if not isinstance(manifest.get("timings"), list):
         manifest["timings"] = []
     if not manifest["timings"] or manifest["timings"][-1] is not timing:
         manifest["timings"].append(timing)
-    write_manifest(run_dir, manifest)
+    keeper.write()
+
+
+def check_workers(workers: int, option: str = "--workers") -> int:
+    """``workers`` checked: 0 (every core) up to ``sim.pool.worker_limit`` (4 per core), else a
+    one-line InputError."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise InputError(f"{option}: must be 0 (all cores) or more, got {workers!r}")
+    limit = worker_limit()
+    if workers > limit:
+        raise InputError(f"{option}: at most {limit} (4 per core of this machine), got "
+                         f"{workers}")
+    return workers
+
+
+def _complete_without_writing(config: BatchConfig, run_dir: Path,
+                              error: OSError) -> RunSummary:
+    """A resume of a batch folder that cannot be written (a read-only medium, no permission):
+    nothing to do when every shard is finished (files checked, size and SHA-256), else the
+    one-line error says why it cannot go on and what to do."""
+    manifest = read_manifest(run_dir)
+    records = finished_shard_records(run_dir, manifest, config)
+    if len(records) == config.shards:
+        return RunSummary(run_dir, 0, 0.0, True, len(records), config.shards)
+    raise InputError(f"{os_error_line(error)}; the batch has {len(records)} of "
+                     f"{config.shards} shards: copy its folder somewhere writable and resume "
+                     f"it there") from None
 
 
 def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
@@ -859,10 +924,35 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     size, SHA-256); a resume checks every recorded file and plays again the shards whose files
     are missing or damaged. ``progress(games_done_total, games_total)`` is called after each
     shard. Ctrl-C stops after writing nothing partial: finished shards stay, and ``--resume``
-    completes the batch. ``stop_after_shards`` ends the session early (for tests of resuming)."""
+    completes the batch. ``stop_after_shards`` ends the session early (for tests of resuming).
+
+    One process writes a batch at a time: the run holds the folder's writer lock
+    (``sim.files.hold_writer_lock``) from before it writes anything to its end; a second one
+    gets a one-line error naming the holder and writes nothing. A resume of a finished batch
+    in a folder that cannot be written says it is complete instead of failing."""
     if backend not in ("local", "dask"):
         raise InputError(f"--backend: '{backend}' is not one of local, dask")
-    workers = worker_count(workers)
+    workers = worker_count(check_workers(workers))
+    run_dir = Path(run_dir if run_dir is not None else config.output)
+    # Refused before anything is created: a file as the folder, another batch, nothing to resume.
+    check_run_dir(config, bool(resume), run_dir)
+    try:
+        lock = hold_writer_lock(run_dir, "batch")
+    except OSError as error:
+        if resume and is_read_only_error(error):
+            return _complete_without_writing(config, run_dir, error)
+        raise
+    with lock:
+        return _run_holding_lock(config, run_dir, workers=workers, backend=backend,
+                                 scheduler=scheduler, resume=resume, progress=progress,
+                                 stop_after_shards=stop_after_shards)
+
+
+def _run_holding_lock(config: BatchConfig, run_dir: Path, *, workers: int, backend: str,
+                      scheduler: str | None, resume: bool,
+                      progress: Callable[[int, int], None] | None,
+                      stop_after_shards: int | None) -> RunSummary:
+    """``run_batch`` once its writer lock is held."""
     game = get_game(config.game)
     processes = pool_size(workers, backend)
     pool = start_pool(processes, config.game) if processes else None
@@ -872,17 +962,18 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
         raise InputError(f"{where}: field '{game.data_option}': the data changed since this "
                          f"batch started (its content hash is not the manifest's "
                          f"config.data_digest)")
+    # Checked again under the lock: another run may have created the batch meanwhile.
     run_dir, manifest = prepare_run_dir(config, resume, run_dir)
     remove_temporary_files(run_dir)
     folder = shard_dir(config.store)
     records = finished_shard_records(run_dir, manifest, config)
+    keeper = ManifestKeeper(run_dir, manifest, config, records)
     pending: Iterable[int] = _pending_shards(config, records)
     if stop_after_shards is not None:
         pending = itertools.islice(pending, stop_after_shards)
     manifest[SHARD_FILES] = {str(index): files for index, files in sorted(records.items())}
-    manifest["shards_done"] = sorted(records)
     manifest["status"] = "running"
-    write_manifest(run_dir, manifest)
+    keeper.write()
     games_done = sum(shard_games(config, index) for index in records)
     if progress:
         progress(games_done, config.games)
@@ -914,8 +1005,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
             played += output.games
             games_done += output.games
             manifest[SHARD_FILES][str(output.index)] = files
-            manifest["shards_done"] = sorted(records)
-            write_manifest(run_dir, manifest)
+            keeper.write()
             if progress:
                 progress(games_done, config.games)
     except KeyboardInterrupt:
@@ -939,8 +1029,7 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
                     timing = {"games": played, "seconds": round(seconds, 3),
                               "games_per_second": round(played / seconds, 1) if seconds else 0,
                               "workers": workers, "backend": backend}
-                _finish_run(run_dir, manifest, config, records, outputs, previous_handler,
-                            timing, interrupted)
+                _finish_run(keeper, outputs, previous_handler, timing, interrupted)
                 break
             except KeyboardInterrupt:
                 interrupted = True

@@ -19,7 +19,12 @@ import numpy as np
 import polars as pl
 
 from sim.errors import InputError
-from sim.files import read_user_json, write_bytes_atomic, write_text_atomic
+from sim.files import (
+    may_remove_temporary,
+    read_user_json,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
 # Win shares are 1/k for a win shared by k seats; scaled by lcm(1..12) they sum exactly as
 # integers, so every reduction of them (the summary store's per-deal sums, every statistic)
@@ -341,7 +346,10 @@ def legacy_finished_shards(run_dir: Path, store: str, shards_total: int) -> set[
 
 def remove_temporary_files(run_dir: Path) -> int:
     """Delete leftovers of writes interrupted by a crash: only the temporary names the batch's
-    own writes use, in the batch's own folders (never other ``.tmp`` files of the user's)."""
+    own writes use, in the batch's own folders (never other ``.tmp`` files of the user's), and
+    of those only this process's own or a dead process's (``sim.files.may_remove_temporary``:
+    another live process's file is its own business). The caller holds the batch's writer
+    lock."""
     removed = 0
     candidates = [(run_dir, _MANIFEST_TEMPORARY)]
     candidates += [(run_dir / folder, _SHARD_TEMPORARY)
@@ -352,10 +360,45 @@ def remove_temporary_files(run_dir: Path) -> int:
         if not folder.is_dir():
             continue
         for path in folder.glob(".*.tmp"):
-            if pattern.match(path.name) and path.is_file():
+            if pattern.match(path.name) and may_remove_temporary(path.name) and path.is_file():
                 path.unlink(missing_ok=True)
                 removed += 1
     return removed
+
+
+def manifest_stamp(run_dir: Path) -> tuple[int, int, int] | None:
+    """What tells whether a batch's manifest was rewritten: its inode, size and modification
+    time (None when there is none). Every write replaces the file, so a new inode."""
+    try:
+        status = (run_dir / MANIFEST).stat()
+    except OSError:
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+def adopt_recorded_shards(run_dir: Path, manifest: dict[str, Any],
+                          shards_total: int) -> dict[int, list[dict[str, Any]]]:
+    """The finished shards the manifest on disk records and ``manifest`` does not (every file
+    present with its recorded size), copied into ``manifest``; returns them by index.
+
+    A writer calls this before writing a manifest that someone else rewrote since it last wrote
+    it, so a manifest is only ever advanced: it never records fewer finished shards than the
+    one on disk (shards are a pure function of the config, so another writer's shard is the
+    same bytes this one would write)."""
+    try:
+        on_disk = read_manifest(run_dir)
+    except InputError:
+        return {}
+    if on_disk.get("config_hash") != manifest.get("config_hash"):
+        return {}
+    theirs = verified_shards(run_dir, on_disk, shards_total, check_hash=False)
+    mine = manifest.setdefault(SHARD_FILES, {})
+    adopted = {index: files for index, files in theirs.items() if str(index) not in mine}
+    for index, files in adopted.items():
+        mine[str(index)] = files
+    if adopted:
+        manifest[SHARD_FILES] = dict(sorted(mine.items(), key=lambda item: int(item[0])))
+    return adopted
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

@@ -48,7 +48,14 @@ from sim.config import (
 )
 from sim.errors import InputError, did_you_mean
 from sim.fields import FIELD_AXIS, parse_fields
-from sim.files import read_user_json, write_text_atomic
+from sim.files import (
+    hold_writer_lock,
+    is_read_only_error,
+    os_error_line,
+    raise_if_locked,
+    read_user_json,
+    write_text_atomic,
+)
 from sim.games.registry import default_game, get_game
 from sim.runner import config_from_manifest, prepare_run_dir, run_batch
 from sim.stats.margins import FAIR_MARGIN
@@ -243,7 +250,8 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
             else:
                 point_overrides["rules"][axis] = value
         label = _point_label(values)
-        check_name(label, f"{source}: field 'sweep': point {label!r}")
+        # A label is built from the grid's values: only the file system's limit applies.
+        check_name(label, f"{source}: field 'sweep': point {label!r}", max_characters=None)
         if any(point.label == label for point in points):
             raise InputError(f"{source}: field 'sweep': two grid points would share the folder "
                              f"{POINTS_DIR}/{label} (tile sets of the same file name?)")
@@ -363,7 +371,7 @@ def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
                 or not isinstance(stored.get("values"), dict):
             raise InputError(f"{where}: damaged (needs index, label and values)")
         label = stored["label"]
-        check_name(label, f"{where}: field 'label'")
+        check_name(label, f"{where}: field 'label'", max_characters=None)
         run_dir = folder / POINTS_DIR / label
         if not (run_dir / MANIFEST).is_file():
             raise InputError(f"{run_dir / MANIFEST}: missing, so the point cannot be rebuilt "
@@ -448,10 +456,55 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
               scheduler: str | None = None, resume: bool = False,
               progress: Callable[[int, int, str], None] | None = None) -> dict[int, str]:
     """Play every point (adaptively when the sweep says so); returns each point's final state:
-    ``complete`` (all its games), ``precise`` (stopped by the adaptive rule)."""
+    ``complete`` (all its games), ``precise`` (stopped by the adaptive rule).
+
+    One process writes a sweep at a time: the run holds the sweep folder's writer lock
+    (``sim.files.hold_writer_lock``), and each point's batch lock while it plays it; a second
+    writer gets a one-line error naming the holder and writes nothing. A resume of a finished
+    sweep in a folder that cannot be written says so instead of failing."""
     manifest_path = sweep.output / SWEEP_MANIFEST
     if sweep.output.exists() and not sweep.output.is_dir():
         raise InputError(f"{sweep.output}: output is a file, not a folder")
+    raise_if_locked(sweep.output, "sweep")
+    if resume and not manifest_path.exists():
+        raise InputError(f"{manifest_path}: nothing to resume (no sweep manifest)")
+    try:
+        lock = hold_writer_lock(sweep.output, "sweep")
+    except OSError as error:
+        if resume and is_read_only_error(error):
+            return _finished_without_writing(sweep, error)
+        raise
+    with lock:
+        return _run_sweep_holding_lock(sweep, workers=workers, backend=backend,
+                                       scheduler=scheduler, resume=resume, progress=progress)
+
+
+def _finished_without_writing(sweep: Sweep, error: OSError) -> dict[int, str]:
+    """A resume of a sweep folder that cannot be written: the states its manifest records when
+    every point is finished (all its games, or stopped by the adaptive rule), else a one-line
+    error saying why it cannot go on and what to do."""
+    stored = read_sweep_manifest(sweep.output)
+    points = stored.get("points") if isinstance(stored, dict) else None
+    states = {point.get("index"): point.get("state") for point in points
+              if isinstance(point, dict)} if isinstance(points, list) else {}
+    status: dict[int, str] = {}
+    for point in sweep.points:
+        if games_done(point) >= point.config.games:
+            status[point.index] = "complete"
+        elif states.get(point.index) in ("precise", "decided"):
+            status[point.index] = states[point.index]
+        else:
+            raise InputError(f"{os_error_line(error)}; point {point.label} of the sweep is not "
+                             f"finished: copy the sweep folder somewhere writable and resume "
+                             f"it there") from None
+    return status
+
+
+def _run_sweep_holding_lock(sweep: Sweep, *, workers: int, backend: str, scheduler: str | None,
+                            resume: bool,
+                            progress: Callable[[int, int, str], None] | None) -> dict[int, str]:
+    """``run_sweep`` once the sweep folder's writer lock is held."""
+    manifest_path = sweep.output / SWEEP_MANIFEST
     if manifest_path.exists():
         stored = read_sweep_manifest(sweep.output)
         if not isinstance(stored, dict) or stored.get("digest") not in (sweep.digest,
@@ -463,12 +516,14 @@ def run_sweep(sweep: Sweep, *, workers: int = 0, backend: str = "local",
                              f"it or choose another output")
     elif resume:
         raise InputError(f"{manifest_path}: nothing to resume (no sweep manifest)")
-    sweep.output.mkdir(parents=True, exist_ok=True)
     # Every point's batch folder exists from the start (its config, data and strategy copies),
-    # so the sweep folder alone can be resumed wherever it goes.
+    # so the sweep folder alone can be resumed wherever it goes; each is prepared under its own
+    # writer lock (someone may be resuming a point's batch on its own).
     for point in sweep.points:
-        started = (Path(point.config.output) / MANIFEST).exists()
-        prepare_run_dir(point.config, resume=started, status="pending")
+        run_dir = Path(point.config.output)
+        with hold_writer_lock(run_dir, "batch"):
+            started = (run_dir / MANIFEST).exists()
+            prepare_run_dir(point.config, resume=started, status="pending")
     status: dict[int, str] = {}
     _write_manifest(sweep, status)
     total_cap = sum(p.config.games for p in sweep.points)

@@ -25,7 +25,6 @@ from sim.cli.options import (
 from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import write_text_atomic
-from sim.report.plots import write_figure_files
 from sim.strategy_spec import parse_strategy
 
 
@@ -109,5 +108,7 @@ def ladder(
     typer.echo("\n" + result.profile.rstrip("\n"))
     folder = out or Path(f"reports/ladder-{chosen.name}-{players}p")
     write_text_atomic(folder / "ladder.md", result.markdown())
+    from sim.report.plots import write_figure_files  # matplotlib: only when writing
+
     figures = write_figure_files(folder, "ladder", ladder_plot(result))
     typer.echo(f"\nwrote {folder / 'ladder.md'} and " + " and ".join(map(str, figures)))

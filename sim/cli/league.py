@@ -27,7 +27,6 @@ from sim.cli.options import (
 from sim.distributed import check_backend
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
-from sim.report.plots import write_figure_files
 
 
 @with_rules_options
@@ -120,6 +119,8 @@ def league(
     folder = out or Path(f"reports/league-{chosen.name}-{players}p")
     write_text_atomic(folder / "league.md", markdown)
     write_text_atomic(folder / "league.json", league_json(result))
+    from sim.report.plots import write_figure_files  # matplotlib: only when writing
+
     figures = write_figure_files(folder, "league", league_plot(result))
     typer.echo(markdown)
     typer.echo(f"wrote {folder / 'league.md'}, {folder / 'league.json'}, "

@@ -21,6 +21,7 @@ from typer._click import exceptions as parser_errors
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from sim.errors import InputError
+from sim.files import escape_control_characters, os_error_line
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
 from sim.stats.margins import FAIR_MARGIN, margin_from_points
@@ -100,10 +101,11 @@ WorkersOption = Annotated[
 
 
 def worker_processes(workers: int) -> int:
-    """``--workers`` as a process count: 0 is every core this process may use."""
-    if workers < 0:
-        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
-    if workers:
+    """``--workers`` as a process count: 0 is every core this process may use; more than
+    ``sim.pool.worker_limit`` is a one-line InputError."""
+    from sim.runner import check_workers
+
+    if check_workers(workers):
         return workers
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -145,7 +147,7 @@ def usage_error_line(error: parser_errors.UsageError) -> str:
     the option or argument)."""
     command = error.ctx.command_path if error.ctx is not None else "sim"
     reason = " ".join(error.format_message().split())
-    return f"error: {command}: {reason}"
+    return escape_control_characters(f"error: {command}: {reason}")
 
 
 def tidy_placeholders(params: list) -> list:
@@ -202,7 +204,8 @@ class OneLineErrorsGroup(TyperGroup):
             typer.echo(usage_error_line(error), err=True)
             code = 2
         except parser_errors.ClickException as error:
-            typer.echo(f"error: {' '.join(error.format_message().split())}", err=True)
+            reason = " ".join(error.format_message().split())
+            typer.echo(escape_control_characters(f"error: {reason}"), err=True)
             code = error.exit_code
         except typer.Abort:
             typer.echo("aborted", err=True)
@@ -225,17 +228,39 @@ def check_seed(seed: int, option: str = "--seed") -> int:
 
 
 def user_errors(command):
-    """Turn InputError into a one-line message on stderr and exit code 2."""
+    """Turn InputError, and any operating-system error (a full disk, a read-only folder, a
+    name too long: ``sim.files.os_error_line``), into a one-line message on stderr and exit
+    code 2. Control characters in the message (a name or path with a newline or an escape
+    sequence) are printed escaped, so the message stays one line and the terminal is safe."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
         except InputError as error:
-            typer.echo(f"error: {error}", err=True)
+            typer.echo(f"error: {escape_control_characters(str(error))}", err=True)
+            raise typer.Exit(2) from None
+        except OSError as error:
+            typer.echo(f"error: {os_error_line(error)}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def with_resume_hint(line: str, folder: Path, command: str) -> str:
+    """An error line that stopped a run part-way, with how to finish once the cause is fixed
+    (when the folder holds a batch or sweep by now: its finished shards are kept)."""
+    from sim.store import MANIFEST
+    from sim.sweep import SWEEP_MANIFEST
+
+    try:
+        started = (folder / MANIFEST).is_file() or (folder / SWEEP_MANIFEST).is_file()
+    except OSError:
+        started = False
+    if not started:
+        return line
+    shown = escape_control_characters(str(folder))
+    return f"{line}; finished shards are kept: then finish with `{command} {shown}`"
 
 
 def with_rules_options(command):

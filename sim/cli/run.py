@@ -14,11 +14,13 @@ from sim.cli.options import (
     parse_rule_overrides,
     players_help,
     rule_help,
+    with_resume_hint,
 )
 from sim.cli.progress import run_sweep_with_progress, run_with_progress
 from sim.config import load_config, read_toml
 from sim.errors import InputError
-from sim.runner import config_from_manifest
+from sim.files import escape_control_characters, os_error_line
+from sim.runner import check_workers, config_from_manifest
 from sim.seating import LEGACY_POOL_DESIGN
 from sim.store import read_manifest
 
@@ -114,8 +116,7 @@ def run(
         overrides["pool"] = list(pool)
     if rule:
         overrides["rules"] = parse_rule_overrides(rule)
-    if workers < 0:
-        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    check_workers(workers)
     from sim.sweep import SWEEP_MANIFEST  # polars loads only once a run is certain
 
     document = read_toml(config_file) if config_file is not None else None
@@ -151,8 +152,12 @@ def run(
         if config_file is None:
             raise InputError("run: give a config file (see configs/) or --resume DIR")
         config = load_config(config_file, overrides, allow_code=allow_code)
-    summary = run_with_progress(config, workers=workers, backend=backend, scheduler=scheduler,
-                                resume=resume is not None, quiet=quiet)
+    try:
+        summary = run_with_progress(config, workers=workers, backend=backend,
+                                    scheduler=scheduler, resume=resume is not None, quiet=quiet)
+    except OSError as error:
+        raise InputError(with_resume_hint(os_error_line(error), Path(config.output),
+                                          "sim run --resume")) from None
     if not quiet:
         state = "complete" if summary.complete else "incomplete"
         if summary.games_played == 0:
@@ -163,7 +168,7 @@ def run(
             typer.echo(f"{summary.games_played:,} games in {summary.seconds:.1f} s "
                        f"({summary.games_per_second:,.0f} games/s); batch {state}: "
                        f"{summary.shards_done}/{summary.shards_total} shards")
-    typer.echo(str(summary.run_dir))
+    typer.echo(escape_control_characters(str(summary.run_dir)))
 
 
 def _run_fields(config_file: Path | None, resume: Path | None, overrides: dict, workers: int,
@@ -183,8 +188,12 @@ def _run_fields(config_file: Path | None, resume: Path | None, overrides: dict, 
         if resume is not None:
             overrides["output"] = str(resume)
         plan = load_sweep(config_file, overrides, allow_code=allow_code)
-    run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
-                            resume=resume is not None, quiet=quiet)
+    try:
+        run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
+                                resume=resume is not None, quiet=quiet)
+    except OSError as error:
+        raise InputError(with_resume_hint(os_error_line(error), plan.output,
+                                          "sim run --resume")) from None
     if not quiet:
         print_sweep_results(plan.output, None)
-    typer.echo(str(plan.output))
+    typer.echo(escape_control_characters(str(plan.output)))

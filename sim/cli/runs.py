@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from sim.errors import InputError
+from sim.files import escape_control_characters
 from sim.store import list_batches
 
 # The states an adaptive sweep gives a point that its rule stopped before the cap of games.
@@ -44,7 +45,7 @@ def runs(
         raise InputError(f"{folder}: no such folder")
     batches = list_batches(folder)
     if not batches:
-        typer.echo(f"no batches under {folder}")
+        typer.echo(f"no batches under {escape_control_characters(str(folder))}")
         return
     stopped = stopped_points(folder)
     rows = []
@@ -56,9 +57,12 @@ def runs(
             games, status = f"{batch['games_done']:,}/{batch['games']:,}", batch["status"]
         else:
             games, status = f"{batch['games']:,}", batch["status"]
-        rows.append((batch["path"], batch["game"], str(batch["players"] or 0), games,
-                     f"{batch['shards_done']}/{batch['shards_total']}", batch["store"], status,
-                     f"{batch['bytes'] / 1e6:.1f}M"))
+        row = (batch["path"], batch["game"], str(batch["players"] or 0), games,
+               f"{batch['shards_done']}/{batch['shards_total']}", batch["store"], status,
+               f"{batch['bytes'] / 1e6:.1f}M")
+        # A folder or a manifest may hold any characters: a newline or an escape sequence
+        # is shown escaped, never sent to the terminal.
+        rows.append(tuple(escape_control_characters(str(cell)) for cell in row))
     header = ("batch", "game", "pl", "games", "shards", "store", "status", "size")
     # Columns as wide as their longest entry, so a long name never shifts the others.
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]

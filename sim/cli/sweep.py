@@ -7,9 +7,17 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import AllowCodeOption, QuietOption, SweepFairMarginOption, sweep_fair_margin
+from sim.cli.options import (
+    AllowCodeOption,
+    QuietOption,
+    SweepFairMarginOption,
+    sweep_fair_margin,
+    with_resume_hint,
+)
 from sim.cli.progress import run_sweep_with_progress
 from sim.errors import InputError
+from sim.files import escape_control_characters, os_error_line
+from sim.runner import check_workers
 from sim.sweep import load_sweep, load_sweep_folder
 
 
@@ -65,6 +73,7 @@ def sweep(
     overrides = {"games": games, "seed": seed, "output": str(out) if out else None,
                  "shard_size": shard_size, "trace": True if trace else None,
                  "fields": list(field) if field else None}
+    check_workers(workers)
     if config_file.is_dir():
         if not resume:
             raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "
@@ -75,7 +84,11 @@ def sweep(
         plan = load_sweep_folder(config_file, allow_code=allow_code)
     else:
         plan = load_sweep(config_file, overrides, allow_code=allow_code)
-    run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
-                            resume=resume, quiet=quiet)
+    try:
+        run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
+                                resume=resume, quiet=quiet)
+    except OSError as error:
+        raise InputError(with_resume_hint(os_error_line(error), plan.output,
+                                          "sim sweep --resume")) from None
     print_sweep_results(plan.output, fair_margin)
-    typer.echo(str(plan.output))
+    typer.echo(escape_control_characters(str(plan.output)))

@@ -376,10 +376,12 @@ class Game(ABC):
         return None
 
     def final_svgs(self, data: Any, players: int, rules: dict[str, int],
-                   lineup: list[StrategySpec], deal_seed: int,
-                   strategy_seed: int) -> list[str] | None:
+                   lineup: list[StrategySpec], deal_seed: int, strategy_seed: int,
+                   labels: list[str] | None = None) -> list[str] | None:
         """Like ``final_drawings``, but a standalone SVG document per seat of that game's final
-        position; None when the game draws none."""
+        position; None when the game draws none. ``labels`` name the seats' strategies as the
+        user wrote them (default: each spec's label), so that a drawing holds no path that
+        changes when a batch moves."""
         return None
 
     def item_names(self, data: Any) -> dict[str, dict[int, str]]:

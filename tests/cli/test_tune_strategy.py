@@ -48,7 +48,8 @@ def tuned(tmp_path_factory):
 
 def test_tuning_writes_a_parameters_file_every_command_reads_and_a_report(tuned):
     folder, output = tuned
-    for name in ("tuned.toml", "report.md", "progress.png", "progress.svg", "study.sqlite3", "settings.json"):
+    for name in ("tuned.toml", "report.md", "progress.png", "progress.svg", "study.sqlite3",
+                 "settings.json"):
         assert (folder / name).is_file(), name
     spec = parse_strategy(f"greedy@{folder / 'tuned.toml'}", get_game("pick-two").strategies(),
                           "test")

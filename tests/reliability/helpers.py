@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,11 +38,37 @@ def sim_command(*args: str) -> list[str]:
 
 
 def run_sim(*args: str, cwd: Path | None = None, env: dict | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``sim`` to the end in a subprocess (text output captured)."""
+            timeout: float = 300, preexec_fn=None) -> subprocess.CompletedProcess:
+    """Run ``sim`` to the end in a subprocess (text output captured), in a session of its own;
+    ``preexec_fn`` runs in the child before ``sim`` starts (e.g. to set a resource limit).
+    Checks that no process of it is left behind (its workers included)."""
     environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run(sim_command(*args), cwd=cwd or REPO, env=environment,
-                          capture_output=True, text=True, timeout=timeout)
+    process = subprocess.Popen(sim_command(*args), cwd=cwd or REPO, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=preexec_fn)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    assert_no_process_left(process.pid)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def assert_no_process_left(group: int, wait: float = 10.0) -> None:
+    """Check that the process group ``group`` (a ``sim`` started in a session of its own) has
+    no process left: no orphan worker (they get a few seconds to end on their own)."""
+    deadline = time.time() + wait
+    while True:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        if time.time() > deadline:
+            os.killpg(group, signal.SIGKILL)
+            raise AssertionError(f"processes of group {group} were left running")
+        time.sleep(0.05)
 
 
 def fingerprint(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -54,3 +82,15 @@ def result_files(run_dir: Path) -> dict[str, str]:
     times differ between sessions)."""
     return {name: digest for name, digest in fingerprint(run_dir).items()
             if name.startswith(("shards/", "summary/", "summary_deals/", "notable/"))}
+
+
+def assert_one_error_line(result: subprocess.CompletedProcess, code: int = 2) -> str:
+    """Check that a finished ``sim`` exited with ``code`` after exactly one line of output (on
+    stderr, beginning ``error:``; nothing on stdout) and no traceback; returns the line."""
+    output = result.stdout + result.stderr
+    assert result.returncode == code, output
+    assert "Traceback" not in output, output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and not result.stdout.strip(), output
+    assert lines[0].startswith("error: "), lines[0]
+    return lines[0]

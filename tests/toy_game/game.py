@@ -192,7 +192,7 @@ class PickTwo(Game):
         self._one(data, rules, lineup, deal_seed, strategy_seed)
         return [" ".join(str(int(t)) for t in hand) for hand in self.last_hands]
 
-    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed, labels=None):
         """Each seat's final hand as a small SVG (the tile numbers in a row), headed with the
         seat from 1 and the score: what ``sim play --svg`` and the runner's notable games
         carry."""
@@ -205,7 +205,8 @@ class PickTwo(Game):
                             f'fill="#eeeeee" stroke="#333333"/><text x="{23 + 30 * k}" y="52" '
                             f'font-size="12" text-anchor="middle">{tile}</text>'
                             for k, tile in enumerate(tiles))
-            heading = (f"Seat {seat + 1} ({escape(lineup[seat].label())}): "
+            label = (labels or [spec.label() for spec in lineup])[seat]
+            heading = (f"Seat {seat + 1} ({escape(label)}): "
                        f"{int(columns['score'][seat])} points")
             drawings.append(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} 70">'
                             f'<title>Pick Two hand: {heading}</title><text x="10" y="20" '

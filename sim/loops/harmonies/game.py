@@ -440,20 +440,21 @@ class Harmonies(Game):
             drawings.append(f"{self._category_line(points)}\n{draw_board(board, data)}")
         return drawings
 
-    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed, labels=None):
         """Each seat's final board as an SVG document headed "Seat n (strategy): points" (seats
         from 1) with the points by category, for the game these seeds give."""
         tables = self.tables(data, players, rules)
         ids, rows, variant = self._policy_ids(lineup)
         game = play_game(tables, ids, int(deal_seed), int(strategy_seed), parameters=rows,
                          variant=variant)
+        labels = labels or [spec.label() for spec in lineup]
         drawings = []
         for seat, board in enumerate(self._boards(data, tables, game.public, players, rules)):
             points = {name: int(game.results.category_points[0, seat, i])
                       for i, name in enumerate(CATEGORY_NAMES)}
             total = int(game.results.total[0, seat])
             detail = ", ".join(f"{name} {points[name]}" for name in CATEGORY_NAMES)
-            drawings.append(board_svg(board, data, f"Seat {seat + 1} ({lineup[seat].label()}): "
+            drawings.append(board_svg(board, data, f"Seat {seat + 1} ({labels[seat]}): "
                                       f"{total} points", detail))
         return drawings
 

@@ -371,12 +371,13 @@ class LegendaryForests(Game):
             drawings.append(draw_planet(planet, data))
         return drawings
 
-    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed):
+    def final_svgs(self, data, players, rules, lineup, deal_seed, strategy_seed, labels=None):
         """Each seat's final planet as an SVG document headed "Seat n (strategy): points" (seats
         from 1), for a game given by its seeds."""
         table, _ = self._play_seeded(data, players, rules, lineup, deal_seed, strategy_seed)
+        labels = labels or [spec.label() for spec in lineup]
         return [planet_svg(planet_of(data, table, player), data,
-                           f"Seat {player + 1} ({lineup[player].label()}): "
+                           f"Seat {player + 1} ({labels[player]}): "
                            f"{int(planet_score(table, player))} points")
                 for player in range(players)]
 
