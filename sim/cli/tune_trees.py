@@ -16,6 +16,7 @@ from sim.cli.options import (
     QuietOption,
     SchedulerOption,
     check_seed,
+    worker_processes,
 )
 from sim.cli.progress import run_sweep_with_progress
 from sim.distributed import batch_scheduler, check_backend
@@ -100,6 +101,7 @@ def tune_trees(
     check_seed(seed)
     if workers < 0:
         raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
+    worker_processes(workers)  # more than the machine can take: one line, before any cluster
     check_backend(backend, scheduler)
     fields = list(field) if field else None
     if config_file is not None:

@@ -123,7 +123,8 @@ def test_too_many_workers_is_one_line_before_any_process_starts(tmp_path):
     assert line == f"error: --workers: at most {worker_limit()} (4 per core of this machine), " \
                    f"got 10000", line
     for command in (["sweep", str(grid)], ["tournament"], ["ladder"], ["league"],
-                    ["tune-strategy"]):
+                    ["tune-strategy"], ["tune-trees", "--out", str(tmp_path / "t"),
+                                        "--backend", "dask"]):
         line = one_line(invoke(*command, "--workers", "10000"))
         assert "--workers: at most" in line, (command, line)
     assert fingerprint(tmp_path) == before
