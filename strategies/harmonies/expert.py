@@ -1,90 +1,27 @@
-"""``expert``: the planner's board value, plus the spirit worth keeping, denial of the next
-player's best space, a space's three tokens planned as one move and judged by the card
-habitats likeliest after it, habitats for held cards' later cubes, and optional knobs for the
-game clock, tempo and card slots.
+"""``expert``: the planner's board value (:mod:`strategies.harmonies.valued`: score now,
+partial landscapes and held cards' targets valued by the chance that the public bag counts
+supply the missing tokens in the turns left), plus: the spirit of the higher measured mean
+score, denial of the next player's best space, a space's three tokens planned as one move
+(every space token by token, the best again from ``deep`` first placements), each move judged
+by the card habitats likeliest after it and by the best face-up card it readies, habitats for
+held cards' later cubes, and optional knobs for the game clock, tempo and card slots. What each
+parameter does and the measurements behind the defaults: docs/strategies/harmonies-expert.md
+and the README (Harmonies strategies).
 
-It keeps the planner's model (:mod:`strategies.harmonies.valued`: score now, partial landscapes
-and held cards' targets valued by the chance that the public bag counts supply the missing
-tokens in the turns left) and adds, measured in 2-player side-A games with spirits:
-
-* **Spirit** (variant): of the two offered it keeps the one of the higher measured mean final
-  score under the expert itself (:data:`SPIRIT_PREFERENCE`, by card id), not one at random
-  (about +3 points: the spirits' mean scores span 80 to 91); a held spirit's cube is worth
-  its bonus now, at least ``spirit`` points, so its habitat gets built (the bonus scores only
-  once the cube is down).
-* **Denial** (``denial``, default 0.25): a space's value is lowered by ``denial`` times the largest
-  immediate gain the next player could make from the spaces it leaves (``greedy``'s plan on
-  their board: public information), so a space they badly want is taken when it is nearly as
-  good for oneself.
-* **The clock** (``space``, default 0: off; ``fade``): the game ends when a board is nearly
-  full, so an empty hex is time. A token on an empty hex is charged ``space`` points while this
-  board is the one due to end the game (its empty hexes at the rate it has filled them, against
-  each other board's at theirs and the bag's), fading to 0 when another end is ``fade`` turns
-  sooner and in the last round. It lengthens the game and raises the self-play mean (about 94
-  to 100 points at ``space=4.29``, the default from 2026-12-04 to 2026-12-05, kept as
-  ``strategies/harmonies/defaults/expert-2026-12-04.toml``), but it loses to a player without
-  it: both copies slow down together in self-play, while an opponent who does not slow down
-  takes the points. Head to head, the same strategy without the clock wins about 58% of
-  2-player games against it, so the clock is off by default since the league (``sim league``;
-  README, "How strong the strategies are").
-* **Where the clock counts** (``choose``, default 1): the share of the space charge counted
-  when comparing central spaces; the rest only steers where the chosen space's tokens go.
-  The charge in the choice of space is what lengthens self-play (a space of stackable tokens
-  covers fewer empty hexes) and what gives head-to-head points away (the flat tokens go to
-  the opponent); in the placements alone it costs little.
-* **Tempo** (``rush``, off): ahead, covering an empty hex earns up to ``rush`` points (ending
-  the game one leads); behind, it costs up to ``rush`` more. No gain measured.
-* **Card slots** (``clog``, off): a face-up card must offer ``threshold + clog x open cards``
-  expected points. Measured: taking cards freely scores more (``clog=3`` loses 6 points).
-* **Look-ahead** (``beam``, default 1; ``wide``, default 1; ``deep``, default 16): the three
-  tokens of a space as one move. Every space is planned from its ``beam`` best first
-  placements (1: token by token), then the ``wide`` best spaces are planned again from their
-  ``deep`` best first placements (the rest token by token) and only they stay candidates, so
-  the search is spent where the move will be. Self-play (1,000 games, deals from 200,000)
-  91.25 before any of it, 94.26 at these defaults (no clock), 94.98 at ``wide=2`` (at 60% of
-  the speed).
-* **Moves judged by the habitats after them** (``retarget``, default 1): while its tokens
-  are placed, a move's card value follows the targets fixed at the turn's start (the
-  likeliest spot of each held card's next habitat, and the later ones); a whole move is then
-  judged with each card's likeliest habitats on the board after it, wherever they are, so a
-  move that opens a habitat the targets did not foresee (a river token beside a green for
-  the frog, one token serving several habitats) gets its worth. Self-play +1.2 points and
-  72.0% against ``planner``, against 68.1% (1,000 games each, at ``beam=3``).
-* **The card after the tokens** (``defer``, default 1; ``ready``, default 2.98): a face-up card
-  is taken after the turn's tokens, not before, and every move is credited ``ready`` times
-  the best face-up card's worth on the board after it, so a move that readies a card's first
-  habitat is chosen with the card in view (its cube goes down the same turn). Self-play
-  +0.5 and +1.0 points on two sets of deals (1,000 and 2,000 games); the deferral alone
-  loses 0.9.
-* **Later habitats** (``second``, default 0.5; ``third``, default 0.25): a held card with
-  cubes left after its next one gets a second target, the likeliest spot for its habitat on
-  another cube hex (the other hexes may be the first target's: one token can serve several
-  habitats), worth ``second`` times that later cube's points; ``third`` adds one more on a
-  third hex. The cards' habitats for several cubes are built at once: more cubes placed and
-  cards completed (measured in the README).
-* **Card offers** (``offer``, off): 1 values a face-up card's second cube at its likeliest
-  spot on the board as it is (like the later habitats), not on empty hexes. No gain measured;
-  with ``later`` at 0 no later cube is counted, so it changes nothing.
-* **Later cubes of an offer** (``later``, default 0): the share of a face-up card's cubes
-  after the first counted in what taking it is worth. Their modelled worth runs well ahead of
-  what such cards deliver (a koala, 4 cubes, is taken for its track and ends with about one
-  cube), so the default counts the first cube's expected points alone: self-play +1.3 to
-  +1.5 points on three sets of deals, head to head with ``planner`` within a point.
-* ``track`` (off): blends a held card's next cube's points with the mean step of the rest of
-  its track. No gain measured.
-* **Speed**: the potential of every hex is worked out once per token step, so a candidate
-  token costs the potential of its 7 hexes after placing it only.
-
-Parameters (``expert:denial=1``): ``potential``, ``cards``, ``threshold``, ``cost``, ``draws``
-as in ``planner`` (``cost`` 1.5 here, 2 there), plus the ones above; their defaults and the
-tuning runs behind them are in the README (Harmonies strategies).
+Speed: a move changes the board on its own hexes only. A token's value works out again only
+the potentials and card targets it can change, and a whole move's judge reads every card
+habitat's chance from the start of the search (:data:`SearchCache`) except for the habitats
+covering the move's hexes. Cached numbers are the very numbers a full recount gives, summed and
+compared in the same order, so the games are those of the full recount, move for move.
 """
-
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from sim.games.harmonies.colours import BLUE, GRAY, GREEN, RED, YELLOW
 from sim.games.harmonies.gains import (
     copy_local_view,
     holds_placed_spirit,
@@ -98,6 +35,7 @@ from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import ROTATIONS
 from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
+from sim.jit import compiled
 from strategies.harmonies.common import (
     keep_if_better,
     plan_rest_to_box,
@@ -136,7 +74,6 @@ from strategies.harmonies.ids import (
 )
 from strategies.harmonies.valued import (
     NOT_LEGAL,
-    best_placement,
     card_offer_worth,
     cards_worth,
     choose_targets,
@@ -146,6 +83,7 @@ from strategies.harmonies.valued import (
     hex_potential,
     next_cube_points,
     placement_chance,
+    target_worth,
     targets_touching,
     token_score_gain,
     turns_left_estimate,
@@ -361,19 +299,38 @@ def add_later_targets(tables, public, player, work, second, third):
             count += 1
 
 
-@njit(cache=True)
-def expert_offer_worth(tables, public, player, card, supply, turns_left, later, later_share):
-    """Expected points of taking ``card`` now. ``later`` 0: the planner's
-    (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
-    likeliest spot of the board on another cube hex (tokens already down count), not on
-    empty hexes; the time the turns left give to build it is charged as in the planner.
-    ``later_share`` counts that share of the cubes after the first (0: the first cube's
-    expected points alone)."""
-    if tables.card_is_spirit[card] or (later <= 0 and later_share >= 1.0):
-        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
-                                turns_left)
-    chance, _, first_hex = best_placement(tables, public.stacks, public.heights,
-                                          public.cube_heights, player, card, supply)
+@compiled(always_inline=True)
+def note_spot_chances(tables, stacks, heights, cube_heights, player, card, supply, hex_best):
+    """``hex_best[cube hex]``: the chance of completing ``card``'s habitat with its cube on
+    that hex, at the likeliest rotation (-1 where it can never be)."""
+    for cube_hex in range(tables.hex_count):
+        best = -1.0
+        for rotation in range(ROTATIONS):
+            chance = placement_chance(tables, stacks, heights, cube_heights, player, card,
+                                      rotation, cube_hex, supply)
+            if chance > best:
+                best = chance
+        hex_best[cube_hex] = best
+
+
+@compiled(always_inline=True)
+def offer_uses_planner_worth(tables, card, later, later_share):
+    """True when :func:`expert_offer_worth` of ``card`` is the planner's
+    (:func:`valued.card_offer_worth`): a spirit, or every later cube counted on empty hexes."""
+    return tables.card_is_spirit[card] or (later <= 0 and later_share >= 1.0)
+
+
+@compiled(always_inline=True)
+def offer_worth_from_spots(tables, public, player, card, supply, turns_left, later,
+                           later_share, hex_best):
+    """:func:`expert_offer_worth` of ``card`` (not one of
+    :func:`offer_uses_planner_worth`) from ``hex_best``, its chance on every cube hex of the
+    board as it is (:func:`note_spot_chances`): the likeliest spot is the first hex of the
+    largest chance, as a scan of every spot in hex order finds it."""
+    chance, first_hex = -1.0, -1
+    for cube_hex in range(tables.hex_count):
+        if hex_best[cube_hex] > chance:
+            chance, first_hex = hex_best[cube_hex], cube_hex
     if chance < 0:
         return 0.0
     first = float(tables.card_points[card, 0]) * chance
@@ -383,10 +340,10 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
         worth = card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
                                  turns_left)
         return first + later_share * (worth - first)
-    taken = np.full(1, first_hex, dtype=np.int64)
-    second_chance, _, _ = best_other_placement(tables, public.stacks, public.heights,
-                                               public.cube_heights, player, card, supply,
-                                               taken, 1)
+    second_chance = -1.0  # the likeliest spot on another cube hex (one cube per hex)
+    for cube_hex in range(tables.hex_count):
+        if cube_hex != first_hex and hex_best[cube_hex] > second_chance:
+            second_chance = hex_best[cube_hex]
     cells = tables.card_cell_count[card]
     fresh = fresh_chance(tables.card_requirement[card], cells, supply)
     buildable = turns_left * 1.5 / habitat_token_count(tables, card)
@@ -396,6 +353,24 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
         base = max(second_chance, fresh) if cube == 1 else fresh
         worth += later_share * step * base * min(1.0, max(0.0, buildable - cube))
     return worth
+
+
+@njit(cache=True)
+def expert_offer_worth(tables, public, player, card, supply, turns_left, later, later_share):
+    """Expected points of taking ``card`` now. ``later`` 0: the planner's
+    (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
+    likeliest spot of the board on another cube hex (tokens already down count), not on
+    empty hexes; the time the turns left give to build it is charged as in the planner.
+    ``later_share`` counts that share of the cubes after the first (0: the first cube's
+    expected points alone)."""
+    if offer_uses_planner_worth(tables, card, later, later_share):
+        return card_offer_worth(tables, public, player, card, supply, POLICY_PLANNER,
+                                turns_left)
+    hex_best = np.empty(tables.hex_count, dtype=np.float64)
+    note_spot_chances(tables, public.stacks, public.heights, public.cube_heights, player, card,
+                      supply, hex_best)
+    return offer_worth_from_spots(tables, public, player, card, supply, turns_left, later,
+                                  later_share, hex_best)
 
 
 @njit(cache=True)
@@ -427,12 +402,66 @@ def note_hex_potentials(tables, public, player, work, token_cost, row):
             public.cube_heights, player, hex_index, work.supply, token_cost)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def potential_reads_neighbours(stacks, heights, cube_heights, player, hex_index):
+    """True when :func:`valued.hex_potential` of ``hex_index`` depends on its neighbours'
+    tokens: a stack with no cube whose top is gray, yellow or red. Any other hex's potential
+    (empty, under a cube, a trunk, a tree, water) reads its own stack only, so a token next to
+    it leaves it as it was."""
+    height = heights[player, hex_index]
+    if height == 0 or cube_heights[player, hex_index] > 0:
+        return False
+    top = stacks[player, hex_index, height - 1]
+    return top == GRAY or top == YELLOW or top == RED
+
+
+@compiled(always_inline=True)
+def note_target_worths(work, stacks, heights, cube_heights, player, worths):
+    """Each target's expected points on the board as it is into ``worths``; returns their sum,
+    :func:`valued.cards_worth` (the same terms added in the same order)."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] >= 0:
+            worths[target] = target_worth(work, target, stacks, heights, cube_heights, player,
+                                          work.supply)
+            total += worths[target]
+    return total
+
+
+@compiled(always_inline=True)
+def cards_worth_after_token(work, stacks, heights, cube_heights, player, hex_index, worths):
+    """:func:`valued.cards_worth` on the board with a token just put on ``hex_index``, given
+    ``worths`` on the board before it: only the targets covering that hex are worked out again
+    (the others' terms are the same numbers, summed in the same order)."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] < 0:
+            continue
+        covers = False
+        for cell in range(work.target_cell_count[target]):
+            if work.target_cells[target, cell] == hex_index:
+                covers = True
+        if covers:
+            total += target_worth(work, target, stacks, heights, cube_heights, player,
+                                  work.supply)
+        else:
+            total += worths[target]
+    return total
+
+
+@compiled(always_inline=True)
 def expert_token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
-                       spirit_placed, cards_before, space_charge, token_cost, potentials):
+                       spirit_placed, cards_before, target_worths, space_charge, token_cost,
+                       potentials):
     """Value added by a ``colour`` token on the legal ``hex_index``: score gain, weighted
-    change of potentials (from the step's cached ones) and of card progress, less the space
-    charge on an empty hex. The board is left unchanged."""
+    change of potentials (from the step's ``potentials`` of every hex) and of card progress
+    (``cards_before`` and each target's ``target_worths`` on the board as it is), less the
+    space charge on an empty hex. The board is left unchanged.
+
+    Only what the token can change is worked out again: the potential of its hex and of the
+    neighbours whose potential reads their neighbours (:func:`potential_reads_neighbours`), the
+    targets covering its hex. The rest enter as the cached numbers, in the same sums, so the
+    value is the very number a full recount gives."""
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
     neighbours = tables.neighbours
     value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
@@ -445,22 +474,30 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
         stacks[player, hex_index, height] = colour
         heights[player, hex_index] = height + 1
         if w_potential > 0:
-            change = -potentials[hex_index] + hex_potential(
-                neighbours, tables.tree_points, tables.mountain_points, tables.building_points,
-                tables.building_min_colours, stacks, heights, cube_heights, player, hex_index,
-                work.supply, token_cost)
+            if colour == GREEN or colour == BLUE:
+                own = 0.0  # a tree or water grows no further: hex_potential's 0
+            else:
+                own = hex_potential(neighbours, tables.tree_points, tables.mountain_points,
+                                    tables.building_points, tables.building_min_colours,
+                                    stacks, heights, cube_heights, player, hex_index,
+                                    work.supply, token_cost)
+            change = -potentials[hex_index] + own
             for direction in range(6):
                 neighbour = neighbours[hex_index, direction]
                 if neighbour >= 0:
-                    change += hex_potential(
-                        neighbours, tables.tree_points, tables.mountain_points,
-                        tables.building_points, tables.building_min_colours, stacks, heights,
-                        cube_heights, player, neighbour, work.supply, token_cost
-                    ) - potentials[neighbour]
+                    after = potentials[neighbour]
+                    if potential_reads_neighbours(stacks, heights, cube_heights, player,
+                                                  neighbour):
+                        after = hex_potential(
+                            neighbours, tables.tree_points, tables.mountain_points,
+                            tables.building_points, tables.building_min_colours, stacks,
+                            heights, cube_heights, player, neighbour, work.supply, token_cost)
+                    change += after - potentials[neighbour]
             value += w_potential * change
         if touches_target:
-            value += w_cards * (cards_worth(work, stacks, heights, cube_heights, player,
-                                            work.supply) - cards_before)
+            value += w_cards * (cards_worth_after_token(work, stacks, heights, cube_heights,
+                                                        player, hex_index, target_worths)
+                                - cards_before)
         heights[player, hex_index] = height
         stacks[player, hex_index, height] = previous
     return value
@@ -468,7 +505,7 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
 
 @njit(cache=True)
 def expert_steps(tables, public, player, generator, work, token_count, space_charge,
-                 first_step):
+                 first_step, search):
     """Place the tokens still in hand one at a time from plan position ``first_step`` on, each
     step the (token, hex) of largest value (ties at random), recording the order in
     ``work.plan_*``; returns the total value. The tokens stay on the board."""
@@ -477,6 +514,7 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
     token_cost = work.parameters[player, SLOT_COST]
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
     spirit_placed = holds_placed_spirit(tables, public, player)
+    target_worths = search.target_worths
     total = 0.0
     for step in range(first_step, token_count):
         best_value = NOT_LEGAL
@@ -486,7 +524,8 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
         refresh(tables, public, player, work.scratch, work.cache)
         cards_before = 0.0
         if w_cards > 0:
-            cards_before = cards_worth(work, stacks, heights, cube_heights, player, work.supply)
+            cards_before = note_target_worths(work, stacks, heights, cube_heights, player,
+                                              target_worths)
         if step > 0 and w_potential > 0:
             note_hex_potentials(tables, public, player, work, token_cost, 1)
         potentials = work.hex_potentials[0 if step == 0 else 1]
@@ -515,8 +554,8 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
                 else:
                     value = expert_token_value(tables, public, player, work, hex_index, colour,
                                                w_potential, w_cards, spirit_placed,
-                                               cards_before, space_charge, token_cost,
-                                               potentials)
+                                               cards_before, target_worths, space_charge,
+                                               token_cost, potentials)
                     if step == 0:
                         work.first_step_values[colour, hex_index] = value
                 better, ties = keep_if_better(value, best_value, ties, generator)
@@ -538,47 +577,53 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
     return total
 
 
+@compiled(always_inline=True)
+def add_next_cubes_worth(total, tables, public, player, work, slot, hex_best, spirit_points,
+                         second, third):
+    """``total`` plus the expected points of the next cubes of the card in ``slot`` from
+    ``hex_best``, its chance on every cube hex (:func:`note_spot_chances`; overwritten): the
+    next cube at the best hex, with ``second`` / ``third`` the cubes after it at the best other
+    hexes, at those weights (ties to the lower hex, as a scan in hex order picks). Added term by
+    term to ``total``, in that order."""
+    card = public.held_cards[player, slot]
+    placed = public.cubes_placed[player, slot]
+    for depth in range(3):
+        weight = 1.0 if depth == 0 else (second if depth == 1 else third)
+        cube = placed + depth
+        if weight <= 0 or cube >= tables.card_cube_count[card]:
+            break
+        chance, chosen = -1.0, -1
+        for cube_hex in range(tables.hex_count):
+            if hex_best[cube_hex] > chance:
+                chance, chosen = hex_best[cube_hex], cube_hex
+        if chance < 0:
+            break
+        hex_best[chosen] = -1.0  # one cube per hex
+        if depth == 0:
+            total += chance * expert_target_value(tables, public, player, slot, work.scratch,
+                                                  0.0, spirit_points)
+        else:
+            total += weight * chance * (tables.card_points[card, cube]
+                                        - tables.card_points[card, cube - 1])
+    return total
+
+
 @njit(cache=True)
 def dynamic_cards_worth(tables, public, player, work, spirit_points, second, third):
     """Expected points of every held card's next cubes at their likeliest habitats on the
     board as it is now (not the targets fixed at the turn's start): the next cube at its best
     spot, and with ``second`` / ``third`` the cubes after it at the best spots on other cube
-    hexes, at those weights. One scan per card: the best chance on every cube hex, then the
-    three best hexes (ties to the lower hex, as a scan in hex order would pick)."""
+    hexes, at those weights (:func:`add_next_cubes_worth`)."""
     total = 0.0
     hex_best = np.empty(tables.hex_count, dtype=np.float64)
     for slot in range(public.held_count[player]):
         card = public.held_cards[player, slot]
-        placed = public.cubes_placed[player, slot]
-        if placed >= tables.card_cube_count[card]:
+        if public.cubes_placed[player, slot] >= tables.card_cube_count[card]:
             continue
-        for cube_hex in range(tables.hex_count):
-            best = -1.0
-            for rotation in range(ROTATIONS):
-                chance = placement_chance(tables, public.stacks, public.heights,
-                                          public.cube_heights, player, card, rotation,
-                                          cube_hex, work.supply)
-                if chance > best:
-                    best = chance
-            hex_best[cube_hex] = best
-        for depth in range(3):
-            weight = 1.0 if depth == 0 else (second if depth == 1 else third)
-            cube = placed + depth
-            if weight <= 0 or cube >= tables.card_cube_count[card]:
-                break
-            chance, chosen = -1.0, -1
-            for cube_hex in range(tables.hex_count):
-                if hex_best[cube_hex] > chance:
-                    chance, chosen = hex_best[cube_hex], cube_hex
-            if chance < 0:
-                break
-            hex_best[chosen] = -1.0  # one cube per hex
-            if depth == 0:
-                total += chance * expert_target_value(tables, public, player, slot,
-                                                      work.scratch, 0.0, spirit_points)
-            else:
-                total += weight * chance * (tables.card_points[card, cube]
-                                            - tables.card_points[card, cube - 1])
+        note_spot_chances(tables, public.stacks, public.heights, public.cube_heights, player,
+                          card, work.supply, hex_best)
+        total = add_next_cubes_worth(total, tables, public, player, work, slot, hex_best,
+                                     spirit_points, second, third)
     return total
 
 
@@ -614,33 +659,193 @@ def best_offer_worth(tables, public, player, work, turns_left):
     return best
 
 
+# --------------------------------------------------------------------------------------------
+# The search's cache: a move changes the board on its own hexes only
+
+
+# Per turn, for each held card (entry = its slot) and face-up card (entry = held-card slots
+# + its row position): the chance of its habitat at every (rotation, cube hex) on the board
+# at the start of the search, and the hexes that habitat covers as a bit mask. A move's
+# tokens change the chance of the habitats covering their hexes only, so the judge of a
+# whole move (:func:`judged_whole_move`) works out those again and reads the rest: the same
+# numbers, compared in the same order, as a scan of the board after the move.
+SearchCache = namedtuple("SearchCache", [
+    "chances",  # float64[E, ROTATIONS, H] chance on the board at the search's start (-1: never)
+    "cells",  # uint64[E, ROTATIONS, H] bit h set when the habitat covers hex h (0: never done)
+    "hex_best",  # float64[H] scratch: a card's chance on every cube hex after a move
+    "target_worths",  # float64[K] scratch: each target's worth at a token step's start
+])
+
+
 @njit(cache=True)
-def judged_whole_move(total, tables, public, player, work, offer_weight, turns_left):
-    """``total``, the sum of a move's token steps, with the whole move judged (its tokens on
-    the board): plus the card habitats likeliest after it (:func:`retarget_change`) and
-    ``offer_weight`` times the best face-up card's worth after it, added in that order."""
-    total += retarget_change(tables, public, player, work)
+def new_search_cache(tables, public, work):
+    """A :data:`SearchCache` for ``tables``'s boards, unfilled."""
+    entries = public.held_cards.shape[1] + public.card_row.shape[0]
+    shape = (entries, ROTATIONS, tables.hex_count)
+    return SearchCache(np.empty(shape, dtype=np.float64), np.zeros(shape, dtype=np.uint64),
+                       np.empty(tables.hex_count, dtype=np.float64),
+                       np.empty(work.target_slot.shape[0], dtype=np.float64))
+
+
+@njit(cache=True)
+def may_cache_spots(tables):
+    """True when a board's hexes fit a :data:`SearchCache` bit mask."""
+    return tables.hex_count <= 64
+
+
+@njit(cache=True)
+def note_card_spots(tables, public, player, supply, search, entry, card):
+    """Fill ``search``'s entry ``entry`` for ``card`` on the board as it is."""
+    for rotation in range(ROTATIONS):
+        for cube_hex in range(tables.hex_count):
+            chance = placement_chance(tables, public.stacks, public.heights,
+                                      public.cube_heights, player, card, rotation, cube_hex,
+                                      supply)
+            search.chances[entry, rotation, cube_hex] = chance
+            mask = np.uint64(0)
+            # A habitat that can never be completed stays so while tokens are added: a stack
+            # only grows on top (a wrong level or a stack too tall stays), cubes stay put. Its
+            # -1 is kept whatever a move does.
+            if chance >= 0:
+                for cell in range(tables.card_cell_count[card]):
+                    mask |= np.uint64(1) << np.uint64(
+                        tables.card_cells[card, rotation, cube_hex, cell])
+            search.cells[entry, rotation, cube_hex] = mask
+
+
+@njit(cache=True)
+def note_search_start(tables, public, player, work, search, with_offers):
+    """Fill ``search`` for the board at the start of the search: every held card with cubes
+    left, and with ``with_offers`` every face-up card."""
+    for slot in range(public.held_count[player]):
+        card = public.held_cards[player, slot]
+        if public.cubes_placed[player, slot] < tables.card_cube_count[card]:
+            note_card_spots(tables, public, player, work.supply, search, slot, card)
+    if with_offers:
+        for position in range(public.card_row.shape[0]):
+            card = public.card_row[position]
+            if card >= 0:
+                note_card_spots(tables, public, player, work.supply, search,
+                                public.held_cards.shape[1] + position, card)
+
+
+@compiled(always_inline=True)
+def plan_hex_mask(work, token_count):
+    """Bit mask of the hexes the plan in ``work.plan_hexes`` puts tokens on."""
+    mask = np.uint64(0)
+    for step in range(token_count):
+        if work.plan_hexes[step] >= 0:
+            mask |= np.uint64(1) << np.uint64(work.plan_hexes[step])
+    return mask
+
+
+@compiled(always_inline=True)
+def note_spot_chances_after(tables, public, player, card, supply, search, entry, changed):
+    """:func:`note_spot_chances` into ``search.hex_best`` on the board after a move whose
+    tokens went on the hexes of the bit mask ``changed``: a habitat covering none of them keeps
+    its chance from the search's start."""
+    for cube_hex in range(tables.hex_count):
+        best = -1.0
+        for rotation in range(ROTATIONS):
+            if search.cells[entry, rotation, cube_hex] & changed:
+                chance = placement_chance(tables, public.stacks, public.heights,
+                                          public.cube_heights, player, card, rotation,
+                                          cube_hex, supply)
+            else:
+                chance = search.chances[entry, rotation, cube_hex]
+            if chance > best:
+                best = chance
+        search.hex_best[cube_hex] = best
+
+
+@compiled(always_inline=True)
+def retarget_change_after(tables, public, player, work, search, changed):
+    """:func:`retarget_change` on the board after a move (tokens on the hexes of ``changed``)
+    from the search's cache."""
+    share = work.parameters[player, SLOT_RETARGET]
+    w_cards = work.parameters[player, SLOT_CARDS]
+    if share <= 0 or w_cards <= 0:
+        return 0.0
+    spirit_points = work.parameters[player, SLOT_SPIRIT]
+    second = work.parameters[player, SLOT_SECOND]
+    third = work.parameters[player, SLOT_THIRD]
+    dynamic = 0.0
+    for slot in range(public.held_count[player]):
+        card = public.held_cards[player, slot]
+        if public.cubes_placed[player, slot] >= tables.card_cube_count[card]:
+            continue
+        note_spot_chances_after(tables, public, player, card, work.supply, search, slot,
+                                changed)
+        dynamic = add_next_cubes_worth(dynamic, tables, public, player, work, slot,
+                                       search.hex_best, spirit_points, second, third)
+    fixed = cards_worth(work, public.stacks, public.heights, public.cube_heights, player,
+                        work.supply)
+    return share * w_cards * (dynamic - fixed)
+
+
+@compiled(always_inline=True)
+def best_offer_worth_after(tables, public, player, work, turns_left, search, changed):
+    """:func:`best_offer_worth` on the board after a move (tokens on the hexes of
+    ``changed``) from the search's cache."""
+    later = work.parameters[player, SLOT_OFFER]
+    later_share = work.parameters[player, SLOT_LATER]
+    best = 0.0
+    for position in range(public.card_row.shape[0]):
+        card = public.card_row[position]
+        if card < 0:
+            continue
+        if offer_uses_planner_worth(tables, card, later, later_share):
+            worth = card_offer_worth(tables, public, player, card, work.supply, POLICY_PLANNER,
+                                     turns_left)
+        else:
+            note_spot_chances_after(tables, public, player, card, work.supply, search,
+                                    public.held_cards.shape[1] + position, changed)
+            worth = offer_worth_from_spots(tables, public, player, card, work.supply,
+                                           turns_left, later, later_share, search.hex_best)
+        best = max(best, worth)
+    return best
+
+
+@njit(cache=True)
+def judged_whole_move(total, tables, public, player, work, offer_weight, turns_left, search,
+                      token_count):
+    """``total``, the sum of a move's token steps, with the whole move judged (its
+    ``token_count`` tokens on the board, as ``work.plan_hexes`` says): plus the card habitats
+    likeliest after it (:func:`retarget_change`) and ``offer_weight`` times the best face-up
+    card's worth after it (:func:`best_offer_worth`), added in that order; from ``search``,
+    filled at the search's start (:func:`note_search_start`)."""
+    if not may_cache_spots(tables):
+        total += retarget_change(tables, public, player, work)
+        if offer_weight > 0:
+            total += offer_weight * best_offer_worth(tables, public, player, work, turns_left)
+        return total
+    changed = plan_hex_mask(work, token_count)
+    total += retarget_change_after(tables, public, player, work, search, changed)
     if offer_weight > 0:
-        total += offer_weight * best_offer_worth(tables, public, player, work, turns_left)
+        total += offer_weight * best_offer_worth_after(tables, public, player, work,
+                                                       turns_left, search, changed)
     return total
 
 
 @njit(cache=True)
 def expert_token_plan(tables, public, player, generator, work, token_count, space_charge,
-                      beam, offer_weight, turns_left):
+                      beam, offer_weight, turns_left, search):
     """Plan the tokens of ``work.tokens`` into ``work.plan_*``; returns the plan's value.
 
     ``beam`` 1: token by token, the best (token, hex) each step. ``beam`` k > 1: the three
     tokens as one move, looking ahead from each of the k best first placements (the rest
     token by token) and keeping the best whole plan. A whole plan is judged with the card
     habitats likeliest after it (:func:`retarget_change`) and ``offer_weight`` times the best
-    face-up card's worth after it (0 once a card was taken this turn). The board is left
-    with the tokens placed (beam 1) or as it was (beam > 1); callers restore it either way."""
+    face-up card's worth after it (0 once a card was taken this turn), from ``search``
+    (:func:`note_search_start` of the board as it is). The board is left with the tokens
+    placed (beam 1) or as it was (beam > 1); callers restore it either way."""
     work.token_left[:] = 0
     work.token_left[:token_count] = 1
     copy_local_view(work.start_view, work.trial_view)
-    first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0)
-    first = judged_whole_move(first, tables, public, player, work, offer_weight, turns_left)
+    first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0,
+                         search)
+    first = judged_whole_move(first, tables, public, player, work, offer_weight, turns_left,
+                              search, token_count)
     if beam <= 1 or token_count < 2 or work.plan_hexes[0] < 0:
         return first
     # The first step has filled the cache of first-step values for every colour in hand.
@@ -685,8 +890,9 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
         work.plan_colours[0] = colour
         work.plan_hexes[0] = hex_index
         total = value + expert_steps(tables, public, player, generator, work, token_count,
-                                     space_charge, 1)
-        total = judged_whole_move(total, tables, public, player, work, offer_weight, turns_left)
+                                     space_charge, 1, search)
+        total = judged_whole_move(total, tables, public, player, work, offer_weight, turns_left,
+                                  search, token_count)
         if total > best_total:
             best_total = total
             best_colours[:] = work.plan_colours
@@ -752,7 +958,7 @@ def empty_hexes_in_plan(tables, public, player, work, token_count):
 
 @njit(cache=True)
 def space_plan_value(tables, public, player, generator, work, space, space_charge, beam,
-                     denial, opponent_gains, offer_weight, turns_left):
+                     denial, opponent_gains, offer_weight, turns_left, search):
     """Value of taking central ``space``: its best token plan (left in ``work.plan_*``, the
     board restored), the share of the space charge not counted in the choice given back, less
     the denial charge for the best space it leaves the next player."""
@@ -760,7 +966,7 @@ def space_plan_value(tables, public, player, generator, work, space, space_charg
     for slot in range(count):
         work.tokens[slot] = public.central[space, slot]
     value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
-                              beam, offer_weight, turns_left)
+                              beam, offer_weight, turns_left, search)
     restore_board(tables, public, player, work)
     choose = work.parameters[player, SLOT_CHOOSE]
     if choose < 1.0 and space_charge != 0.0:
@@ -773,7 +979,7 @@ def space_plan_value(tables, public, player, generator, work, space, space_charg
 
 @njit(cache=True)
 def best_space_plan(tables, public, player, generator, work, spaces, space_charge, beam,
-                    denial, opponent_gains, offer_weight, turns_left, values):
+                    denial, opponent_gains, offer_weight, turns_left, values, search):
     """Of the central ``spaces`` (in that order), the one of the highest
     :func:`space_plan_value` with ``beam`` first placements (ties at random), its plan
     remembered; every space's value goes into ``values``. Returns (space, token count),
@@ -785,7 +991,8 @@ def best_space_plan(tables, public, player, generator, work, spaces, space_charg
     for space in spaces:
         count = public.central_count[space]
         value = space_plan_value(tables, public, player, generator, work, space, space_charge,
-                                 beam, denial, opponent_gains, offer_weight, turns_left)
+                                 beam, denial, opponent_gains, offer_weight, turns_left,
+                                 search)
         values[space] = value
         better, ties = keep_if_better(value, best_value, ties, generator)
         if better:
@@ -828,11 +1035,14 @@ def expert_turn(tables, public, player, generator, work):
     if not took_card and may_take_card(tables, public, player):
         offer_weight = work.parameters[player, SLOT_READY]
     save_board(tables, public, player, work)
+    search = new_search_cache(tables, public, work)
+    if may_cache_spots(tables):
+        note_search_start(tables, public, player, work, search, offer_weight > 0)
     values = np.full(tables.central_spaces, NOT_LEGAL)
     spaces = np.nonzero(public.central_count[:tables.central_spaces] > 0)[0]
     best_space, token_count = best_space_plan(tables, public, player, generator, work, spaces,
                                               space_charge, beam, denial, opponent_gains,
-                                              offer_weight, turns_left, values)
+                                              offer_weight, turns_left, values, search)
     wide = int(work.parameters[player, SLOT_WIDE])
     deep = int(work.parameters[player, SLOT_DEEP])
     if wide > 0 and deep > beam and best_space >= 0:
@@ -841,7 +1051,8 @@ def expert_turn(tables, public, player, generator, work):
         best_space, token_count = best_space_plan(tables, public, player, generator, work,
                                                   order[values[order] != NOT_LEGAL],
                                                   space_charge, deep, denial, opponent_gains,
-                                                  offer_weight, turns_left, values)
+                                                  offer_weight, turns_left, values,
+                                                  search)
 
     play_remembered_plan(tables, public, player, work, best_space, token_count)
     greedy_cube_phase(tables, public, player, generator, work)

@@ -204,10 +204,11 @@ def test_space_charge_applies_to_empty_hexes_only(tables_2a):
     prepare_local_view(tables_2a.neighbours, public.stacks, public.heights, 0, work.trial_view)
     note_hex_potentials(tables_2a, public, 0, work, 2.0, 0)
     potentials = work.hex_potentials[0]
+    target_worths = np.zeros(work.target_slot.shape[0])  # no card weight: not read
 
     def value(hex_index, charge):
         return expert_token_value(tables_2a, public, 0, work, hex_index, GREEN, 1.0, 0.0,
-                                  False, 0.0, charge, 2.0, potentials)
+                                  False, 0.0, target_worths, charge, 2.0, potentials)
 
     empty = 5
     assert public.heights[0, empty] == 0
