@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.games.legendary_forests.rules import (
+    GRASS,
     LEAF_COLOURS,
     STATUS_PLAYERS,
     STATUS_TOKEN_HOLDER,
@@ -23,6 +24,7 @@ from strategies.legendary_forests.evaluation import (
     CONTEXT_SIZE,
     CONTEXT_TREE_PHASES_LEFT,
     best_tree_value_per_colour,
+    expected_zone_points,
     game_context,
     pick_best,
     picks_before_next_turn,
@@ -37,10 +39,12 @@ def planner_placement(tiles, table, player, tile, move_cells, move_rotations, mo
     """``planner``: the placement that most raises the planet's expected final score, where a
     zone is worth its expected final points (growth and closing chances from the turns left)
     times the hope of a tree (from the tree phases the unseen tiles promise and the supply)."""
-    context = np.empty(CONTEXT_SIZE, dtype=np.float64)
+    # One allocation for the context and the values (views of it).
+    floats = np.empty(CONTEXT_SIZE + move_count, dtype=np.float64)
+    context = floats[:CONTEXT_SIZE]
+    values = floats[CONTEXT_SIZE:]
     game_context(tiles, table, tiles.light[tile], context)
     groups = new_groups()
-    values = np.empty(move_count, dtype=np.float64)
     for index in range(move_count):
         values[index] = placement_value(tiles, table, player, tile, move_cells[index],
                                         move_rotations[index], scratch, groups, context, growth,
@@ -48,7 +52,58 @@ def planner_placement(tiles, table, player, tile, move_cells, move_rotations, mo
     return pick_best(values, move_count, rng)
 
 
-@compiled(refcounts=True)
+# Seats whose picked colours ``opponent_colour_demand`` keeps in one int64 (4 bits a seat).
+DEMAND_MEMO_SEATS = 16
+# A seat's 4 bits: the colours it is assumed to pick (bits 0-2) and "worked out" (bit 3).
+DEMAND_KNOWN = 8
+
+
+@compiled(always_inline=True)
+def _best_tree_values(table, seat, context, growth, closing):
+    """``best_tree_value_per_colour`` of ``seat`` as three numbers (no array to allocate)."""
+    best0 = 0.0
+    best1 = 0.0
+    best2 = 0.0
+    for node in range(table.node_count[seat]):
+        if table.node_parent[seat, node] != node:
+            continue
+        colour = table.node_colour[seat, node]
+        if colour == GRASS or table.zone_trees[seat, node] > 0:
+            continue
+        value = expected_zone_points(table.zone_full_runes[seat, node],
+                                     table.zone_open_half_runes[seat, node], context, growth,
+                                     closing)
+        if colour == 1:
+            if value > best0:
+                best0 = value
+        elif colour == 2:
+            if value > best1:
+                best1 = value
+        elif value > best2:
+            best2 = value
+    return best0, best1, best2
+
+
+@compiled(always_inline=True)
+def _wanted_colours(table, seat, context, growth, closing):
+    """The leaf colours (bit c for colour c + 1) ``seat`` is assumed to pick: those of its best
+    zone without a tree among the colours in the supply, all of them when several are equal
+    (within 1e-9) or none is useful; 0 when the supply is empty."""
+    best = _best_tree_values(table, seat, context, growth, closing)
+    top = -1.0
+    for colour in range(LEAF_COLOURS):
+        if table.supply[colour] > 0 and best[colour] > top:
+            top = best[colour]
+    wanted = 0
+    if top < 0.0:
+        return wanted
+    for colour in range(LEAF_COLOURS):
+        if table.supply[colour] > 0 and best[colour] >= top - 1e-9:
+            wanted |= 1 << colour
+    return wanted
+
+
+@compiled
 def opponent_colour_demand(tiles, table, player, context, growth, closing, out):
     """Expected opponent picks of each leaf colour (``out``, float64[3]) between ``player``'s
     pick now and their next one: the seats after them in this tree phase and the seats before
@@ -58,26 +113,26 @@ def opponent_colour_demand(tiles, table, player, context, growth, closing, out):
     players = table.status[STATUS_PLAYERS]
     holder = table.status[STATUS_TOKEN_HOLDER]
     after_now, before_next = picks_before_next_turn(table, player)
-    best = np.empty(LEAF_COLOURS, dtype=np.float64)
     position_now = (player - holder) % players
+    # The token holder's opponents pick twice before its next pick: each seat's colours are
+    # worked out once (4 bits a seat in ``memo``), and added in pick order as before.
+    memo = 0
     for k in range(after_now + before_next):
         if k < after_now:
             seat = (holder + position_now + 1 + k) % players
         else:
             seat = (holder + 1 + (k - after_now)) % players
-        best_tree_value_per_colour(table, seat, context, growth, closing, best)
-        top = -1.0
-        for colour in range(LEAF_COLOURS):
-            if table.supply[colour] > 0 and best[colour] > top:
-                top = best[colour]
-        if top < 0.0:
+        if seat < DEMAND_MEMO_SEATS and (memo >> (4 * seat)) & DEMAND_KNOWN:
+            wanted = (memo >> (4 * seat)) & (DEMAND_KNOWN - 1)
+        else:
+            wanted = _wanted_colours(table, seat, context, growth, closing)
+            if seat < DEMAND_MEMO_SEATS:
+                memo |= (wanted | DEMAND_KNOWN) << (4 * seat)
+        if wanted == 0:
             continue
-        tied = 0
+        tied = (wanted & 1) + ((wanted >> 1) & 1) + ((wanted >> 2) & 1)
         for colour in range(LEAF_COLOURS):
-            if table.supply[colour] > 0 and best[colour] >= top - 1e-9:
-                tied += 1
-        for colour in range(LEAF_COLOURS):
-            if table.supply[colour] > 0 and best[colour] >= top - 1e-9:
+            if (wanted >> colour) & 1:
                 out[colour] += 1.0 / tied
 
 
@@ -88,16 +143,18 @@ def planner_tree(tiles, table, player, choice_colours, choice_zones, choice_coun
     weighted by the chance of another tree phase and ``lookahead``, the best tree it leaves for
     the next pick: a colour counts as still there only if the supply left after this pick
     exceeds the opponents' expected picks of it before then (token order)."""
-    context = np.empty(CONTEXT_SIZE, dtype=np.float64)
+    # One allocation for every work array (views of it).
+    floats = np.empty(CONTEXT_SIZE + LEAF_COLOURS + 2 * choice_count, dtype=np.float64)
+    context = floats[:CONTEXT_SIZE]
+    demand = floats[CONTEXT_SIZE:CONTEXT_SIZE + LEAF_COLOURS]
+    marginal = floats[CONTEXT_SIZE + LEAF_COLOURS:CONTEXT_SIZE + LEAF_COLOURS + choice_count]
+    values = floats[CONTEXT_SIZE + LEAF_COLOURS + choice_count:]
     game_context(tiles, table, False, context)
-    demand = np.empty(LEAF_COLOURS, dtype=np.float64)
     opponent_colour_demand(tiles, table, player, context, growth, closing, demand)
-    marginal = np.empty(choice_count, dtype=np.float64)
     for index in range(choice_count):
         marginal[index] = tree_marginal_value(table, player, choice_zones[index], context, growth,
                                               closing, 0.0)
     next_phase = min(1.0, context[CONTEXT_TREE_PHASES_LEFT])
-    values = np.empty(choice_count, dtype=np.float64)
     for index in range(choice_count):
         colour = choice_colours[index]
         root = find_zone(table, player, choice_zones[index])
