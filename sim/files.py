@@ -16,12 +16,15 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 import stat
 import tempfile
 import time
 import tomllib
 import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,14 +95,101 @@ def _with_path(error: OSError, path: Path) -> OSError:
     return named
 
 
+# The folders this process writes as their only writer (a batch or sweep under its writer
+# lock, a report being built in its staging folder), absolute as given: a write inside one of
+# them never goes through a symbolic link (``refuse_link_on_the_way``).
+_OWNED_FOLDERS: set[Path] = set()
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute without resolving links (resolving would hide the very link
+    that is looked for)."""
+    return Path(os.path.abspath(path))
+
+
+def refuse_link_on_the_way(path: Path) -> None:
+    """A one-line ``InputError`` when ``path`` lies inside a folder this process owns (a batch
+    or sweep it holds the writer lock of, a report folder it builds) and a folder between
+    that one and ``path`` is a symbolic link: a write there would land outside the folder.
+    Folders above the owned one are the user's choice and are not looked at."""
+    if not _OWNED_FOLDERS:
+        return
+    target = _absolute(path)
+    for owned in _OWNED_FOLDERS:
+        if not target.is_relative_to(owned) or target == owned:
+            continue
+        folder = owned
+        for part in target.relative_to(owned).parts[:-1]:
+            folder = folder / part
+            try:
+                mode = os.lstat(folder).st_mode
+            except FileNotFoundError:
+                break  # created below, as a real folder
+            except OSError:
+                break  # the write itself will say why
+            if stat.S_ISLNK(mode):
+                raise InputError(link_refusal(folder, owned))
+
+
+def link_refusal(link: Path, owner: Path) -> str:
+    """The one line refusing a symbolic link ``link`` inside the folder ``owner``."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return (f"{link}: a symbolic link (to {target}) inside {owner}; sim reads and writes a "
+            f"batch, sweep or report only inside its own folder: replace the link by a real "
+            f"folder (or remove it)")
+
+
+def refuse_links_inside(folder: Path) -> None:
+    """A one-line ``InputError`` naming the first symbolic link found anywhere inside
+    ``folder`` (links are not followed; ``folder`` itself may be one, the user's choice). A
+    batch, sweep or report folder holds only what sim wrote there: a link in it (``shards/``
+    pointing elsewhere) would make a run delete or write files outside it."""
+    folder = Path(folder)
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            if entry.is_symlink():
+                raise InputError(link_refusal(Path(entry.path), folder))
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+
+
+@contextmanager
+def owned_folder(folder: Path) -> Iterator[Path]:
+    """While inside, ``folder`` is one this process owns: every ``write_bytes_atomic`` below it
+    refuses to go through a symbolic link (``refuse_link_on_the_way``)."""
+    key = _absolute(Path(folder))
+    added = key not in _OWNED_FOLDERS
+    _OWNED_FOLDERS.add(key)
+    try:
+        yield Path(folder)
+    finally:
+        if added:
+            _OWNED_FOLDERS.discard(key)
+
+
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place.
     The temporary name carries this process's id and host (``temporary_prefix``), so a writer
     only ever deletes its own leftovers or a dead process's. An operating-system error (disk
-    full, read-only, ...) is raised naming ``path``, with nothing left behind."""
+    full, read-only, ...) is raised naming ``path``, with nothing left behind. Inside a folder
+    this process owns (a locked batch or sweep, a report being built) a folder on the way that
+    is a symbolic link is refused (``InputError``) before anything is written: the rename
+    replaces a link at ``path`` itself rather than writing through it, and the temporary file
+    is created exclusively, so only a linked folder could lead elsewhere."""
     path = Path(path)
+    refuse_link_on_the_way(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        refuse_link_on_the_way(path)  # a link put there meanwhile
         handle, temporary = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp",
                                              dir=path.parent)
     except OSError as error:
@@ -208,6 +298,10 @@ class WriterLock:
         self.handle: int | None = handle
         self.folder_key = str(path.parent.resolve())
         _HELD_FOLDERS.add(self.folder_key)
+        # Every write of the holder inside the folder refuses to go through a link.
+        self.owned_key = _absolute(path.parent)
+        self.owns_folder = self.owned_key not in _OWNED_FOLDERS
+        _OWNED_FOLDERS.add(self.owned_key)
 
     def release(self) -> None:
         """Remove the lock file (while it is still this lock's) and unlock; safe to repeat."""
@@ -221,6 +315,8 @@ class WriterLock:
         os.close(self.handle)  # closing the last descriptor releases the flock
         self.handle = None
         _HELD_FOLDERS.discard(self.folder_key)
+        if self.owns_folder:
+            _OWNED_FOLDERS.discard(self.owned_key)
 
     def __enter__(self) -> WriterLock:
         return self
@@ -309,9 +405,14 @@ def hold_writer_lock(folder: Path, what: str) -> WriterLock:
     process ends however it ends, so the lock file of a killed process is simply taken over
     (its line says pid, host and start, for the message a second writer gets). Released, the
     file is removed; a writer that opened it just before checks after locking that the name
-    still leads to the file it locked, else it opens the new one."""
+    still leads to the file it locked, else it opens the new one.
+
+    A folder holding a symbolic link anywhere inside (``shards/`` or ``input/`` linked to a
+    folder elsewhere) is refused in one line before anything is written
+    (``refuse_links_inside``): a writer deletes its leftovers and writes its files there."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    refuse_links_inside(folder)
     path = folder / LOCK_FILE
     flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(20):
@@ -417,3 +518,99 @@ def os_error_line(error: OSError) -> str:
         where = f"{where[:half]}...{where[-half:]} ({len(where)} characters)"
     text = f"{where}: {reason}" if where else reason
     return escape_control_characters(str(text))
+
+
+def check_output_folder(folder: Path, is_own: Callable[[str], bool], what: str,
+                        option: str = "--out") -> None:
+    """A one-line ``InputError`` unless ``folder`` may be replaced by a new ``what`` (a
+    report): it is absent, or a real folder (not a symbolic link, not a file) holding only
+    files ``is_own`` accepts (paths relative to it, ``/``-separated) and no link. The user's
+    own files are never deleted: a folder holding any is refused, naming one. ``option`` is
+    the option that picks the folder."""
+    folder = Path(folder)
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        state = "a dangling symbolic link" if not folder.exists() else "a symbolic link"
+        raise InputError(f"{folder}: {state}; sim writes a {what} only into a folder of its "
+                         f"own, never through a link: give another folder with {option}")
+    if not stat.S_ISDIR(mode):
+        raise InputError(f"{folder}: an existing file, not a folder; give another folder with "
+                         f"{option}")
+    refuse_links_inside(folder)
+    foreign = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
+                     if not path.is_dir() and not is_own(path.relative_to(folder).as_posix()))
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise InputError(f"{folder}: holds files the {what} did not write ({foreign[0]}{more}); "
+                         f"sim replaces a {what} folder whole and never deletes your files: "
+                         f"move them, or give another folder with {option}")
+
+
+def _remove_dead_stagings(folder: Path) -> None:
+    """Remove the staging folders of ``folder`` left by a process that died while writing
+    (``.NAME.PID-HOST.RANDOM.tmp`` beside it, its writer provably gone); an old folder it had
+    renamed aside (``.NAME.PID-HOST.old.tmp``) and not yet replaced is put back."""
+    parent = folder.parent
+    prefix = f".{folder.name}."
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        if (entry.name.startswith(prefix) and temporary_owner(entry.name) is not None
+                and entry.name[len(prefix):].count(".") == 2
+                and entry.is_dir(follow_symlinks=False) and may_remove_temporary(entry.name)
+                and temporary_owner(entry.name)[0] != os.getpid()):
+            if entry.name.endswith(".old.tmp") and not os.path.lexists(folder):
+                os.rename(entry.path, folder)  # killed between its two renames
+            else:
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+@contextmanager
+def replace_folder_whole(folder: Path, is_own: Callable[[str], bool],
+                         what: str) -> Iterator[Path]:
+    """Build a new ``folder`` all-or-nothing: yields a staging folder beside it
+    (``.NAME.PID-HOST.RANDOM.tmp``, owned: no write in it goes through a link) to write every
+    file into; when the block ends normally the old ``folder`` is renamed aside, the staging
+    folder renamed in and the old one removed. An error or interrupt inside the block removes
+    the staging folder and leaves the old ``folder`` as it was, never a mix of old and new.
+
+    ``folder`` is first checked with ``check_output_folder`` (``is_own``, ``what``) and checked
+    again just before the swap (files the user put there meanwhile are not deleted). Staging
+    folders of a process that died while writing are removed."""
+    folder = Path(folder)
+    check_output_folder(folder, is_own, what)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        _remove_dead_stagings(folder)
+        staging = Path(tempfile.mkdtemp(prefix=temporary_prefix(folder), suffix=".tmp",
+                                        dir=folder.parent))
+    except OSError as error:
+        raise _with_path(error, Path(error.filename or folder)) from None
+    try:
+        # mkdtemp creates 0700; a report is meant to be shared like any other output.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)
+        with owned_folder(staging):
+            yield staging
+        check_output_folder(folder, is_own, what)
+        aside = None
+        if os.path.lexists(folder):
+            aside = folder.parent / f"{temporary_prefix(folder)}old.tmp"
+            os.rename(folder, aside)
+        try:
+            os.rename(staging, folder)
+        except BaseException:
+            if aside is not None:
+                os.rename(aside, folder)
+            raise
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)

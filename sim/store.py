@@ -199,11 +199,14 @@ class ShardCheck:
     whole) to its file records; ``ignored`` lists, as (path relative to the batch folder,
     reason), every shard file found or recorded that does not count: a damaged or missing file
     of a recorded shard, and a file the manifest does not record (a stray copy). ``legacy`` is
-    True for a batch written before manifests recorded files (its shards are found by name)."""
+    True for a batch written before manifests recorded files (its shards are found by name).
+    ``damaged`` lists the shards the manifest records as finished that do not count (a file
+    missing or not as recorded): a report of the rest covers only part of the batch."""
 
     finished: dict[int, list[dict[str, Any]]]
     ignored: tuple[tuple[str, str], ...] = ()
     legacy: bool = False
+    damaged: tuple[int, ...] = ()
 
     def result_files(self, run_dir: Path, store: str) -> list[Path]:
         """The result file of every finished shard, in shard order."""
@@ -266,6 +269,7 @@ def check_shards(run_dir: Path, manifest: dict[str, Any], check_hash: bool = Tru
         return _legacy_check(run_dir, store, total)
     finished: dict[int, list[dict[str, Any]]] = {}
     ignored: list[tuple[str, str]] = []
+    damaged: list[int] = []
     counted: set[str] = set()
     for key, files in (records.items() if isinstance(records, dict) else ()):
         index = _shard_index(key, total)
@@ -274,12 +278,15 @@ def check_shards(run_dir: Path, manifest: dict[str, Any], check_hash: bool = Tru
                 isinstance(r, dict) and r.get("path") in expected for r in files) \
                 or not any(r.get("path") == expected[0] for r in files):
             ignored.append((f"manifest.json shard_files[{key!r}]", "damaged record"))
+            if index is not None:
+                damaged.append(index)
             continue
         problems = [(r["path"], record_problem(run_dir, r, check_hash)) for r in files]
         bad = [(path, reason) for path, reason in problems if reason is not None]
         counted.update(r["path"] for r in files)
         if bad:
             ignored.extend(bad)
+            damaged.append(index)
         else:
             finished[index] = files
     for folder in _shard_folders(store):
@@ -288,7 +295,7 @@ def check_shards(run_dir: Path, manifest: dict[str, Any], check_hash: bool = Tru
                 relative = path.relative_to(run_dir).as_posix()
                 if relative not in counted:
                     ignored.append((relative, "not recorded in manifest.json"))
-    return ShardCheck(finished, tuple(ignored))
+    return ShardCheck(finished, tuple(ignored), damaged=tuple(sorted(damaged)))
 
 
 def _legacy_check(run_dir: Path, store: str, shards_total: int) -> ShardCheck:

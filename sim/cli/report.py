@@ -19,8 +19,10 @@ def report(
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Report folder (default: reports/<name of the batch or "
-                                   "sweep folder>); a folder holding another batch's or "
-                                   "sweep's report is refused."),
+                                   "sweep folder>), replaced whole when the report is "
+                                   "written; a link, a file, a folder holding files a report "
+                                   "does not write, or another batch's or sweep's report is "
+                                   "refused."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
     fair_margin: SweepFairMarginOption = None,
@@ -104,9 +106,11 @@ def report(
     result = build_report(run_dir, out, progress=step,
                           fair_margin=margin_from_points(fair_margin),
                           card_margin=card_margin)
-    if result.ignored_note:
-        # Even with --quiet: a report that leaves files out says so.
-        typer.echo(f"warning: {run_dir}: {result.ignored_note}", err=True)
+    notes = [note for note in (result.partial_note, result.ignored_note) if note]
+    if notes:
+        # Even with --quiet, in one line: a report that leaves files out says so (a partial one
+        # says so in its header too).
+        typer.echo(f"warning: {run_dir}: {'; '.join(notes)}", err=True)
     if not quiet:
         typer.echo("Findings:")
         for number, finding in enumerate(result.findings, 1):

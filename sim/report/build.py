@@ -16,7 +16,12 @@ from pathlib import Path
 import polars as pl
 
 from sim.errors import InputError
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import (
+    check_output_folder,
+    replace_folder_whole,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from sim.games.registry import get_game
 from sim.report import numbers, plots
 from sim.report.cards import card_blocks, card_figures, card_summary_rows, draft_blocks
@@ -59,6 +64,8 @@ class ReportResult:
     findings: list[str]
     seconds: float
     ignored_note: str | None = None  # the batch's files left out (stray or damaged), one line
+    # Shards manifest.json records as finished but missing or damaged, left out (one line).
+    partial_note: str | None = None
 
 
 # --- number formatting -------------------------------------------------------------------------
@@ -205,6 +212,8 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
                       f"status {batch.status}, config hash "
                       f"{str(manifest.get('config_hash', '?'))[:12]}, written by sim "
                       f"{manifest.get('sim_version', '?')}")]
+    if batch.partial_note:
+        rows.insert(0, ("PARTIAL REPORT", batch.partial_note))
     tags = config.get("tags") or {}
     if tags:
         rows.append(("Sweep point", ", ".join(f"{k} = {v}" for k, v in sorted(tags.items()))))
@@ -799,14 +808,33 @@ def refuse_other_owner(out_dir: Path, identity: dict, record_name: str, kind: st
                      f"({identity['output']}); give another folder with {option}, or delete it")
 
 
+# The files a batch report writes at the top of its folder (figures go in FIGURE_DIR); any other
+# file in a report folder is the user's, and the folder is then never replaced.
+REPORT_FILES = ("report.html", "report.md", "summary.md", "summary.parquet", IDENTITY_FILE,
+                CONFIG_FILE)
+FIGURE_SUFFIXES = (".png", ".svg")
+
+
+def is_report_file(relative: str) -> bool:
+    """Whether ``relative`` (a path inside a report folder, ``/``-separated) is a file a batch
+    report writes: one of ``REPORT_FILES``, or a figure in ``figures/``."""
+    parts = relative.split("/")
+    if len(parts) == 1:
+        return parts[0] in REPORT_FILES
+    return len(parts) == 2 and parts[0] == FIGURE_DIR and parts[1].endswith(FIGURE_SUFFIXES)
+
+
 def check_report_dir(out_dir: Path, identity: dict) -> None:
-    """Refuse (``InputError``) a report folder that holds another batch's report: one whose
-    ``batch.json`` names another batch, or a report without ``batch.json``."""
-    if refuse_other_owner(out_dir, identity, IDENTITY_FILE, "batch"):
-        return
-    if (out_dir / "report.html").exists() or (out_dir / "report.md").exists():
+    """Refuse (``InputError``) a report folder that is a link or a file, holds files a report
+    does not write (the user's own: the folder is replaced whole), or holds another batch's
+    report: one whose ``batch.json`` names another batch, or a report without ``batch.json``."""
+    # Links and files first (nothing is read through a link), the user's files last.
+    check_output_folder(out_dir, lambda relative: True, "report")
+    if not refuse_other_owner(out_dir, identity, IDENTITY_FILE, "batch") and (
+            (out_dir / "report.html").exists() or (out_dir / "report.md").exists()):
         raise InputError(f"{out_dir}: holds a report that does not say which batch it belongs "
                          f"to (no {IDENTITY_FILE}); give another folder with --out, or delete it")
+    check_output_folder(out_dir, is_report_file, "report")
 
 
 def write_pictures(folder: Path, blocks: list[Block]) -> list[Path]:
@@ -896,26 +924,31 @@ def build_report(run_dir: Path, out_dir: Path | None = None,
     title = f"Balance report: {batch.name}"
 
     step("writing")
-    html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
-    parquet_path = out_dir / "summary.parquet"
-    write_text_atomic(out_dir / IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
-    toml = reproducing_config(batch.manifest)
-    if toml is not None:
-        write_text_atomic(out_dir / CONFIG_FILE, toml)
-    write_text_atomic(html_path, render_html(title, blocks, svg_dir=FIGURE_DIR))
-    for name, image in figures.items():
-        # The PNG and, beside it, the same figure as SVG (for slides and print).
-        plots.write_figure_files(out_dir / FIGURE_DIR, name, image)
-    write_pictures(out_dir / FIGURE_DIR, blocks)
-    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
-    _write_summary_page(out_dir, title, blocks, findings, figures, batch, toml, picture)
     buffer = io.BytesIO()
     summary = summary_table(analysis)
     sections = [*card_summary_rows(analysis), *unfolding_summary_rows(analysis),
                 *skill_summary_rows(analysis)]
     pl.concat([summary, *(part.select(summary.columns) for part in sections)]).write_parquet(
         buffer)
-    write_bytes_atomic(parquet_path, buffer.getvalue())
+    toml = reproducing_config(batch.manifest)
+    # All or nothing: every file goes into a staging folder beside out_dir, swapped in whole at
+    # the end; a failure or Ctrl-C before then leaves the previous report as it was.
+    with replace_folder_whole(out_dir, is_report_file, "report") as staging:
+        write_text_atomic(staging / IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
+        if toml is not None:
+            write_text_atomic(staging / CONFIG_FILE, toml)
+        write_text_atomic(staging / "report.html", render_html(title, blocks,
+                                                               svg_dir=FIGURE_DIR))
+        for name, image in figures.items():
+            # The PNG and, beside it, the same figure as SVG (for slides and print).
+            plots.write_figure_files(staging / FIGURE_DIR, name, image)
+        write_pictures(staging / FIGURE_DIR, blocks)
+        write_text_atomic(staging / "report.md", render_markdown(title, blocks, FIGURE_DIR,
+                                                                 svg_links=True))
+        _write_summary_page(staging, title, blocks, findings, figures, batch, toml, picture)
+        write_bytes_atomic(staging / "summary.parquet", buffer.getvalue())
+    html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
+    parquet_path = out_dir / "summary.parquet"
     return ReportResult(html=html_path, markdown=markdown_path, summary_parquet=parquet_path,
                         findings=findings, seconds=time.perf_counter() - start,
-                        ignored_note=batch.ignored_note)
+                        ignored_note=batch.ignored_note, partial_note=batch.partial_note)

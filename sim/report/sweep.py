@@ -24,14 +24,21 @@ import polars as pl
 
 from sim.errors import InputError
 from sim.fields import FIELD_AXIS, field_from_config
-from sim.files import write_bytes_atomic, write_text_atomic
+from sim.files import (
+    check_output_folder,
+    replace_folder_whole,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from sim.games.registry import get_game
 from sim.report.build import (
     FIGURE_DIR,
+    FIGURE_SUFFIXES,
     IDENTITY_FILE,
     _lineup_text,
     _toml_value,
     build_report,
+    is_report_file,
     refuse_other_owner,
 )
 from sim.report.cards import sweep_card_blocks
@@ -740,11 +747,38 @@ def sweep_identity(sweep: SweepFolder) -> dict:
             "output": sweep.output_as_configured}
 
 
-def check_sweep_report_dir(out_dir: Path, identity: dict, option: str = "--out") -> None:
-    """Refuse (``InputError``) a report folder that holds another sweep's report or any other
-    report; the report of the same sweep is replaced. ``option`` is the option that picks the
-    folder, named in the message."""
+# The files a sweep report writes at the top of its folder, besides figures, the point reports
+# (``points/<label>/``, each a batch report) and a preset's extra files.
+SWEEP_REPORT_FILES = ("report.html", "report.md", "summary.md", "summary.parquet",
+                      SWEEP_IDENTITY_FILE, SWEEP_CONFIG_FILE, FIELDS_PARQUET,
+                      "against-baseline.parquet")
+
+
+def sweep_report_files(extra_files: tuple[str, ...] = ()):
+    """A test of the paths (relative, ``/``-separated) a sweep report writes, with a preset's
+    ``extra_files`` at the top: anything else in its folder is the user's."""
+    def is_own(relative: str) -> bool:
+        parts = relative.split("/")
+        if len(parts) == 1:
+            return parts[0] in SWEEP_REPORT_FILES or parts[0] in extra_files
+        if parts[0] == FIGURE_DIR:
+            return len(parts) == 2 and parts[1].endswith(FIGURE_SUFFIXES)
+        return parts[0] == POINTS_DIR and len(parts) > 2 and is_report_file(
+            "/".join(parts[2:]))
+    return is_own
+
+
+def check_sweep_report_dir(out_dir: Path, identity: dict, option: str = "--out",
+                           extra_files: tuple[str, ...] = ()) -> None:
+    """Refuse (``InputError``) a report folder that is a link or a file, holds files a sweep
+    report does not write (the user's own: the folder is replaced whole; ``extra_files``, a
+    preset's), or holds another sweep's report or any other report; the report of the same
+    sweep is replaced. ``option`` is the option that picks the folder, named in the
+    message."""
+    # Links and files first (nothing is read through a link), the user's files last.
+    check_output_folder(out_dir, lambda relative: True, "report", option)
     if refuse_other_owner(out_dir, identity, SWEEP_IDENTITY_FILE, "sweep", option):
+        check_output_folder(out_dir, sweep_report_files(extra_files), "report", option)
         return
     if (out_dir / IDENTITY_FILE).exists():
         raise InputError(f"{out_dir}: holds the report of a batch, not of this sweep; give "
@@ -753,6 +787,7 @@ def check_sweep_report_dir(out_dir: Path, identity: dict, option: str = "--out")
         raise InputError(f"{out_dir}: holds a report that does not say which sweep it belongs "
                          f"to (no {SWEEP_IDENTITY_FILE}); give another folder with {option}, "
                          f"or delete it")
+    check_output_folder(out_dir, sweep_report_files(extra_files), "report", option)
 
 
 def summary_frame(results: SweepResults) -> pl.DataFrame:
@@ -842,66 +877,73 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     sweep = open_sweep(sweep_dir)
     out_dir = Path(out_dir) if out_dir is not None else default_sweep_report_dir(sweep_dir)
     identity = sweep_identity(sweep)
-    check_sweep_report_dir(out_dir, identity)
+    extra_files = tuple(extras.files) if extras else ()
+    check_sweep_report_dir(out_dir, identity, extra_files=extra_files)
     results = sweep_results(sweep, fair_margin, lambda label: step(f"statistics: {label}"))
-    written: dict[int, Path] = {}
-    if point_reports:
-        for point in results.played_points():
-            step(f"report of {point.label}")
-            report = build_report(point.run_dir, out_dir / POINTS_DIR / point.label,
-                                  fair_margin=fair_margin)
-            written[point.index] = report.html
-    # Cards, spirits and tiles by number and name, from the data the points were played with.
-    names = sweep_item_names(results)
-    field_blocks, field_top, field_frame = field_section(results, step, names)
-    if field_top:
-        field_blocks = [Heading("Findings across fields"), Bullets(tuple(field_top)),
-                        *field_blocks]
-    # Every other point against the baseline, paired on common deals (against-baseline.parquet).
-    from sim.report.compare import against_baseline_section
-    field_figures = [block for block in field_blocks if isinstance(block, Figure)]
-    baseline_blocks = against_baseline_section(results, out_dir, step, names)
-    field_blocks += baseline_blocks
-    step("figures and tables")
-    figures: dict[str, bytes] = {}
-    extra_blocks = list(extras.blocks) if extras else []
-    blocks = (_header_blocks(results, out_dir) + extra_blocks + field_blocks
-              + _overview_blocks(results)
-              + _stopping_blocks(results) + _score_blocks(results, figures)
-              + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
-              + _tie_blocks(results, figures) + _game_column_blocks(results)
-              + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game),
-                                  names=names)
-              + _point_report_blocks(results, written) + _notes_blocks(results, names))
-    for block in [*field_blocks, *extra_blocks]:
-        if isinstance(block, Figure):
-            figures[block.name] = block.png
-    title = title or f"Sweep report: {sweep.name}"
+    # All or nothing: every file (the point reports too) goes into a staging folder beside
+    # out_dir, swapped in whole at the end; a failure or Ctrl-C before then leaves the previous
+    # report as it was.
+    with replace_folder_whole(out_dir, sweep_report_files(extra_files), "report") as staging:
+        written: dict[int, Path] = {}
+        if point_reports:
+            for point in results.played_points():
+                step(f"report of {point.label}")
+                report = build_report(point.run_dir, staging / POINTS_DIR / point.label,
+                                      fair_margin=fair_margin)
+                # Where it is once the staging folder is swapped in.
+                written[point.index] = out_dir / POINTS_DIR / point.label / report.html.name
+        # Cards, spirits and tiles by number and name, from the data the points were played with.
+        names = sweep_item_names(results)
+        field_blocks, field_top, field_frame = field_section(results, step, names)
+        if field_top:
+            field_blocks = [Heading("Findings across fields"), Bullets(tuple(field_top)),
+                            *field_blocks]
+        # Every other point against the baseline, paired on common deals (against-baseline.parquet).
+        from sim.report.compare import against_baseline_section
+        field_figures = [block for block in field_blocks if isinstance(block, Figure)]
+        baseline_blocks = against_baseline_section(results, staging, step, names)
+        field_blocks += baseline_blocks
+        step("figures and tables")
+        figures: dict[str, bytes] = {}
+        extra_blocks = list(extras.blocks) if extras else []
+        blocks = (_header_blocks(results, out_dir) + extra_blocks + field_blocks
+                  + _overview_blocks(results)
+                  + _stopping_blocks(results) + _score_blocks(results, figures)
+                  + _win_rate_blocks(results, figures) + _seat_blocks(results, figures)
+                  + _tie_blocks(results, figures) + _game_column_blocks(results)
+                  + sweep_card_blocks(sweep, get_game(next(iter(results.batches.values())).game),
+                                      names=names)
+                  + _point_report_blocks(results, written) + _notes_blocks(results, names))
+        for block in [*field_blocks, *extra_blocks]:
+            if isinstance(block, Figure):
+                figures[block.name] = block.png
+        title = title or f"Sweep report: {sweep.name}"
 
-    step("writing")
+        step("writing")
+        write_text_atomic(staging / SWEEP_IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
+        toml = reproducing_sweep(results, out_dir)
+        if toml is not None:
+            write_text_atomic(staging / SWEEP_CONFIG_FILE, toml)
+        write_text_atomic(staging / "report.html", render_html(title, blocks, svg_dir=FIGURE_DIR))
+        for name, png in sorted(figures.items()):
+            # The PNG, and its SVG beside it when the figure carries one (for slides).
+            write_figure_files(staging / FIGURE_DIR, name, png)
+        write_text_atomic(staging / "report.md",
+                          render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
+        _write_summary_page(staging, title, blocks, results, field_top, field_figures,
+                            baseline_blocks, figures, written_fields=not field_frame.is_empty(),
+                            reproducible=toml is not None)
+        for name, data in sorted((extras.files if extras else {}).items()):
+            write_bytes_atomic(staging / name, data)
+        buffer = io.BytesIO()
+        summary_frame(results).write_parquet(buffer)
+        write_bytes_atomic(staging / "summary.parquet", buffer.getvalue())
+        if not field_frame.is_empty():
+            buffer = io.BytesIO()
+            field_frame.write_parquet(buffer)
+            write_bytes_atomic(staging / FIELDS_PARQUET, buffer.getvalue())
     html_path, markdown_path = out_dir / "report.html", out_dir / "report.md"
     parquet_path = out_dir / "summary.parquet"
-    write_text_atomic(out_dir / SWEEP_IDENTITY_FILE, json.dumps(identity, indent=1) + "\n")
-    toml = reproducing_sweep(results, out_dir)
-    if toml is not None:
-        write_text_atomic(out_dir / SWEEP_CONFIG_FILE, toml)
-    write_text_atomic(html_path, render_html(title, blocks, svg_dir=FIGURE_DIR))
-    for name, png in sorted(figures.items()):
-        # The PNG, and its SVG beside it when the figure carries one (for slides).
-        write_figure_files(out_dir / FIGURE_DIR, name, png)
-    write_text_atomic(markdown_path, render_markdown(title, blocks, FIGURE_DIR, svg_links=True))
-    _write_summary_page(out_dir, title, blocks, results, field_top, field_figures,
-                        baseline_blocks, figures, written_fields=not field_frame.is_empty(),
-                        reproducible=toml is not None)
-    for name, data in sorted((extras.files if extras else {}).items()):
-        write_bytes_atomic(out_dir / name, data)
-    buffer = io.BytesIO()
-    summary_frame(results).write_parquet(buffer)
-    write_bytes_atomic(parquet_path, buffer.getvalue())
-    if not field_frame.is_empty():
-        buffer = io.BytesIO()
-        field_frame.write_parquet(buffer)
-        write_bytes_atomic(out_dir / FIELDS_PARQUET, buffer.getvalue())
     return SweepReportResult(html=html_path, markdown=markdown_path,
                              summary_parquet=parquet_path, point_reports=list(written.values()),
                              results=results, seconds=time.perf_counter() - start,

@@ -94,3 +94,35 @@ def assert_one_error_line(result: subprocess.CompletedProcess, code: int = 2) ->
     assert len(lines) == 1 and not result.stdout.strip(), output
     assert lines[0].startswith("error: "), lines[0]
     return lines[0]
+
+
+def tiny_batch(folder: Path, name: str = "batch") -> Path:
+    """Play the tiny batch (``TINY_CONFIG``: 4 shards of 10 two-player games) in this process
+    into ``folder/name``; returns the batch folder."""
+    from sim.config import load_config
+    from sim.runner import run_batch
+
+    config = load_config(write_config(folder), {"output": str(folder / name)})
+    run_batch(config, workers=1)
+    return folder / name
+
+
+def replace_shard(run_dir: Path, index: int, frame) -> Path:
+    """Tamper with a batch as a careful hand would: write ``frame`` (polars) as the result file
+    of shard ``index`` and record its new size and SHA-256 in manifest.json, so the hashes
+    match and only the contents can tell. Returns the shard's path."""
+    import json
+
+    from sim.store import parquet_bytes, shard_name
+
+    path = run_dir / "shards" / shard_name(index)
+    data = parquet_bytes(frame)
+    path.write_bytes(data)
+    manifest_path = run_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    for record in manifest["shard_files"][str(index)]:
+        if record["path"] == f"shards/{shard_name(index)}":
+            record["bytes"] = len(data)
+            record["sha256"] = hashlib.sha256(data).hexdigest()
+    manifest_path.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return path
