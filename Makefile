@@ -21,8 +21,10 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# One pytest worker per core (pytest-xdist); a test module's tests stay on one worker, so its
+# module-scoped fixtures (batches played once for many tests) are built once.
 test: $(STAMP) lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 DEMO_RUN := runs/demo-legendary-forests-4p
 
