@@ -26,6 +26,7 @@ from sim.stats.cards import (
     draft_descriptives,
     draft_effects,
     read_card_rows,
+    scan_card_rows,
 )
 from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import batch_running_estimates, games_needed
@@ -235,7 +236,10 @@ def _game_sections(analysis: BatchAnalysis, batch: Batch, rows: pl.LazyFrame,
     if frame is not None and cards is not None and cards.cards in frame.columns:
         step("card balance")
         analysis.cards = _non_empty(card_descriptives(frame, cards))
-        analysis.card_effects = _non_empty(card_effects(frame, cards, card_margin))
+        # Read again in chunks of whole deals: its per-row design matrices are what grew with
+        # the number of games.
+        analysis.card_effects = _non_empty(card_effects(scan_card_rows(batch, cards), cards,
+                                                        card_margin))
         if analysis.card_effects is not None:
             analysis.card_settings = _non_empty(compare_settings(analysis.card_effects,
                                                                  "score_effect"))

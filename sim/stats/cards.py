@@ -72,6 +72,7 @@ from sim.stats.clustered import (
 )
 from sim.stats.intervals import proportion_interval
 from sim.stats.units import win_units
+from sim.stats.variance import chunk_panels, summarise_whole_deals
 
 PANEL = ["players", "rules"]
 # The default margin of a card verdict: a card is fair when its effect per card held, against
@@ -141,6 +142,16 @@ def read_card_rows(batch: Batch, cards: CardColumns | None,
     frame = batch.scan(wanted + extra).collect()
     return frame.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
                               pl.col("strategy").cast(pl.String))
+
+
+def scan_card_rows(batch: Batch, cards: CardColumns) -> pl.LazyFrame:
+    """A lazy scan of the columns ``card_effects`` reads (it streams them in chunks of whole
+    deals)."""
+    wanted = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win",
+              cards.cards, cards.rounds]
+    if cards.opening and batch.has_columns(cards.opening):
+        wanted.append(cards.opening)
+    return batch.scan(wanted)
 
 
 def _share_intervals(table: pl.DataFrame, shares: dict[str, str]) -> pl.DataFrame:
@@ -341,12 +352,21 @@ def _randomised_records(panel: pl.DataFrame, shown: np.ndarray, ids: np.ndarray,
                               + [chosen])
     fit = randomised_fit(columns, shown, control_matrix, deals,
                          panel["game_id"].to_numpy() if games else None)
+    return _fit_records(fit, ids, shown.sum(axis=0), chosen.sum(axis=0), shown_deals,
+                        clusters, outcomes, confidence)
+
+
+def _fit_records(fit, ids: np.ndarray, shown: np.ndarray, chosen: np.ndarray,
+                 shown_deals: np.ndarray, clusters: int, outcomes: tuple[str, ...],
+                 confidence: float) -> list[dict]:
+    """The per-card records of a randomised fit (a ``RandomisedFit`` or ``_SummedFit``):
+    ``shown`` and ``chosen`` count the rows of each card, ``shown_deals`` its deals."""
     reported = np.flatnonzero(shown_deals >= MIN_SHOWN_DEALS)
     pointwise = t_critical(clusters, confidence)
     first_stage = fit.estimates[np.arange(ids.size), len(outcomes) + np.arange(ids.size)]
     chosen_columns = len(outcomes) + np.arange(ids.size)
-    records = [{"card": int(ids[k]), "shown": int(shown[:, k].sum()),
-                "chosen": int(chosen[:, k].sum()), "clusters": clusters}
+    records = [{"card": int(ids[k]), "shown": int(shown[k]), "chosen": int(chosen[k]),
+                "clusters": clusters}
                for k in reported]
     for position, name in enumerate(outcomes):
         covariance = fit.covariance(position, position)[np.ix_(reported, reported)]
@@ -424,22 +444,475 @@ CARD_SCHEMA = _effect_schema({
 _ORDER = ["players", "rules", "strategy", "seat", "card"]
 
 
-def card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_MARGIN,
-                 confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES,
-                 subsets: bool = True) -> pl.DataFrame:
+def card_effects(frame: pl.DataFrame | pl.LazyFrame, cards: CardColumns,
+                 margin: float = CARD_MARGIN, confidence: float = 0.95,
+                 outcomes: tuple[str, ...] = OUTCOMES, subsets: bool = True) -> pl.DataFrame:
     """Per (players, rules, card), pooled over strategies (``strategy`` and ``seat`` null): the
     opening-row effect (ITT) on score and win share, the first stage, the effect per card held
     (Fieller interval) and the verdict against ``margin`` points, beside the holder association
     (``holder_*``, a description). Rows with ``seat`` 1: seat 1's estimates alone; rows with a
     ``strategy``: that strategy's (no verdict). See the module docstring for the models.
     ``outcomes`` may leave out ``win`` (its columns are then null); ``subsets`` False leaves
-    out seat 1's and the strategies' rows."""
+    out seat 1's and the strategies' rows.
+
+    ``frame`` may be a lazy scan of a batch: it is read three times in chunks of whole deals
+    (the levels and counts; the sums of products of the design; the per-deal score
+    contributions), so memory does not grow with the number of games."""
+    rows = frame.lazy()
+    names = rows.collect_schema().names()
+    columns = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win",
+               cards.cards, cards.rounds]
+    opening = cards.opening if cards.opening and cards.opening in names else ""
+    if opening:
+        columns.append(opening)
+    rows = rows.select(columns)
+    panels: dict[tuple[int, str], _PanelCardSums] = {}
+    for step in ("count", "gram", "meat"):
+        # Each chunk is reduced into the panels' sums as it streams: nothing of it is kept.
+        def summarise(chunk: pl.DataFrame, step=step) -> None:
+            for key, panel in _card_chunk_panels(chunk):
+                sums = panels.setdefault(key, _PanelCardSums(cards, opening, subsets))
+                getattr(sums, step)(panel)
+        summarise_whole_deals(rows, columns, summarise, _CARD_CHUNK_ROWS)
+        for sums in panels.values():
+            sums.solve(step, outcomes)
     results = []
-    for (players, rules), panel in frame.sort("game_id", "seat").group_by(PANEL,
-                                                                        maintain_order=True):
-        for row in _panel_card_effects(panel, cards, margin, confidence, outcomes, subsets):
-            results.append({"players": int(players), "rules": rules, **row})
+    for (players, rules), panel in sorted(panels.items()):
+        for row in panel.records(margin, confidence, outcomes):
+            results.append({"players": players, "rules": rules, **row})
     return pl.DataFrame(results, schema=CARD_SCHEMA).sort(_ORDER, nulls_last=False)
+
+
+# Rows per chunk of the card effects. Every sum of products of one chunk (at most WIN_SCALE^2
+# per row) must stay below 2^53, where float64 sums of integers are exact (2^18 rows would);
+# the chunk's dense design matrices set the peak memory (about 0.5 GB over the rest at 2^16
+# rows on Harmonies, 1.4 GB at 2^18).
+_CARD_CHUNK_ROWS = 1 << 16
+
+
+def _card_chunk_panels(chunk: pl.DataFrame):
+    """((players, rules), rows) of a chunk of whole deals, typed and in (game, seat) order."""
+    chunk = chunk.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                               pl.col("strategy").cast(pl.String))
+    for players, rules, panel in chunk_panels(chunk):
+        yield (players, rules), panel.sort("game_id", "seat")
+
+
+def _exact_gram(matrix: np.ndarray) -> np.ndarray:
+    """matrix' matrix of an integer-valued float matrix as int64: exact while every sum stays
+    below 2^53 (``_CARD_CHUNK_ROWS`` sees to it)."""
+    return np.rint(matrix.T @ matrix).astype(np.int64)
+
+
+def _one_hot(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """[N, len(levels)]: 1 where values[i] == levels[k]."""
+    return (values[:, None] == levels[None, :]).astype(float)
+
+
+@dataclass
+class _SummedFit:
+    """A ``RandomisedFit`` whose per-deal contributions were reduced chunk by chunk to the sums
+    of products the covariances need (``RandomisedFit.covariance`` of each outcome with itself
+    and ``paired_covariance``)."""
+
+    estimates: np.ndarray
+    own: list[np.ndarray]  # per outcome: [K, K] sum over deals of c c'
+    cross: list[np.ndarray]  # per outcome: [K] sum of c_k(outcome) c_k(chosen k)
+    chosen_squares: np.ndarray  # [K] sum of c_k(chosen k)^2
+    factor: float
+    clusters: int
+
+    def covariance(self, left: int, right: int) -> np.ndarray:
+        """[K, K] cluster-robust covariance of the coefficients on outcome ``left`` (only the
+        covariance of an outcome with itself is kept: ``right`` must equal ``left``)."""
+        if left != right:
+            raise ValueError("only an outcome's own covariance is summed")
+        return self.factor * self.own[left]
+
+    def paired_covariance(self, left: int, rights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As ``RandomisedFit.paired_covariance`` for ``rights`` the chosen columns."""
+        return self.factor * self.cross[left], self.factor * self.chosen_squares
+
+
+class _Subset:
+    """One set of rows of a panel's randomised estimates (pooled, seat 1 or one strategy):
+    which rows, the fixed effects, and the sums gathered over the passes."""
+
+    def __init__(self, strategy: str | None, seat: int | None, controls: list[str]):
+        self.strategy, self.seat, self.controls = strategy, seat, controls
+        self.rows = 0
+        self.clusters = 0
+        self.shown_deals: np.ndarray | None = None
+        self.gram: np.ndarray | None = None
+        self.sums: list | None = None
+
+    def add(self, contributions: np.ndarray, outcomes: int) -> None:
+        """Add one chunk's per-deal contributions [deals, K, outcomes + K] to the sums."""
+        cards = contributions.shape[1]
+        chosen = contributions[:, np.arange(cards), outcomes + np.arange(cards)]
+        own = [contributions[:, :, j].T @ contributions[:, :, j] for j in range(outcomes)]
+        cross = [(contributions[:, :, j] * chosen).sum(axis=0) for j in range(outcomes)]
+        squares = (chosen * chosen).sum(axis=0)
+        if self.sums is None:
+            self.sums = [own, cross, squares]
+        else:
+            self.sums = [[a + b for a, b in zip(self.sums[0], own, strict=True)],
+                         [a + b for a, b in zip(self.sums[1], cross, strict=True)],
+                         self.sums[2] + squares]
+
+    def mask(self, panel: pl.DataFrame) -> np.ndarray:
+        """The panel rows that belong to this subset."""
+        keep = np.ones(panel.height, dtype=bool)
+        if self.seat is not None:
+            keep &= panel["seat"].to_numpy() == self.seat - 1
+        if self.strategy is not None:
+            keep &= panel["strategy"].to_numpy().astype(str) == self.strategy
+        return keep
+
+
+class _PanelCardSums:
+    """The sums of one (players, rules) panel that the card effects are computed from."""
+
+    def __init__(self, cards: CardColumns, opening: str, split: bool):
+        self.cards, self.opening, self.split = cards, opening, split
+        self.ids: set[int] = set()
+        self.seats: set[int] = set()
+        self.strategies: set[str] = set()
+        self.players = 0
+        # Holder association: per card taken, its takes, deals and the sum of its rounds.
+        self.takes: dict[int, list[int]] = {}
+        self.rows = 0
+        self.clusters = 0
+        self.subsets: list[_Subset] = []
+        self.holder_gram: np.ndarray | None = None
+        self.holder: dict | None = None
+
+    # --- pass 1: levels and counts ---
+
+    def count(self, panel: pl.DataFrame) -> None:
+        """Pass 1: the card ids, seats, strategies, takes of each card and deals."""
+        self.players = int(panel["players"][0])
+        deals = panel["deal_id"].to_numpy()
+        self.rows += panel.height
+        self.clusters += int(np.unique(deals).size)
+        self.seats.update(int(v) for v in panel["seat"].unique())
+        self.strategies.update(str(v) for v in panel["strategy"].unique())
+        if self.opening:
+            self.ids.update(int(v) for v in panel[self.opening].explode().drop_nulls().unique())
+        takes = (panel.select(pl.col("deal_id"), pl.col(self.cards.cards).alias("card"),
+                              pl.col(self.cards.rounds).alias("round"))
+                 .explode(["card", "round"]).drop_nulls("card")
+                 .group_by("card").agg(n=pl.len(), deals=pl.col("deal_id").n_unique(),
+                                       rounds=pl.col("round").cast(pl.Int64).sum()))
+        for card, n, card_deals, rounds in takes.iter_rows():
+            total = self.takes.setdefault(int(card), [0, 0, 0])
+            total[0] += int(n)
+            total[1] += int(card_deals)
+            total[2] += int(rounds)
+
+    # --- the raw integer columns of a chunk ---
+
+    def _raw(self, panel: pl.DataFrame) -> dict[str, np.ndarray]:
+        ids = self.id_array
+        raw = {"ones": np.ones((panel.height, 1)),
+               "seat": _one_hot(panel["seat"].to_numpy(), self.seat_levels),
+               "strategy": _one_hot(panel["strategy"].to_numpy().astype(str),
+                                    self.strategy_levels),
+               "score": panel["score"].to_numpy().astype(float)[:, None],
+               "win": (panel.select(win_units())["win"].to_numpy().astype(float)[:, None]),
+               "win_share": panel["win"].to_numpy().astype(float)[:, None]}
+        if self.opening:
+            raw["shown"] = _membership(panel[self.opening], ids)
+            raw["held"] = _membership(panel[self.cards.cards], ids)
+        taken = self.taken_ids
+        if taken.size:
+            takes = (panel.with_row_index("_row").select("_row", self.cards.cards,
+                                                         self.cards.rounds)
+                     .explode([self.cards.cards, self.cards.rounds])
+                     .drop_nulls(self.cards.cards))
+            row = takes["_row"].to_numpy().astype(np.int64)
+            column = np.searchsorted(taken, takes[self.cards.cards].to_numpy().astype(np.int64))
+            raw["holds"] = np.zeros((panel.height, taken.size))
+            raw["holds"][row, column] = 1.0
+            raw["rounds"] = np.zeros((panel.height, taken.size))
+            np.add.at(raw["rounds"], (row, column),
+                      takes[self.cards.rounds].to_numpy().astype(float))
+        return raw
+
+    def _prepare(self) -> None:
+        self.id_array = np.array(sorted(self.ids), dtype=np.int64)
+        self.seat_levels = np.array(sorted(self.seats), dtype=np.int64)
+        self.strategy_levels = np.array(sorted(self.strategies), dtype=str)
+        self.taken_ids = np.array(sorted(self.takes), dtype=np.int64)
+        if not self.opening or self.id_array.size < 2:
+            return
+        self.subsets = [_Subset(None, None, ["seat", "strategy"])]
+        if self.split:
+            if self.players > 1:
+                self.subsets.append(_Subset(None, 1, ["strategy"]))
+            if self.strategy_levels.size > 1:
+                self.subsets += [_Subset(str(name), None, ["seat"])
+                                 for name in self.strategy_levels]
+
+    # --- pass 2: sums of products of the raw columns ---
+
+    def gram(self, panel: pl.DataFrame) -> None:
+        """Pass 2: the exact integer sums of products of every raw column, per subset, and the
+        deals each card was shown in."""
+        if not hasattr(self, "id_array"):
+            self._prepare()
+        raw = self._raw(panel)
+        deals = panel["deal_id"].to_numpy()
+        if self.subsets:
+            matrix = np.column_stack([raw["shown"], raw["ones"], raw["seat"], raw["strategy"],
+                                      raw["score"], raw["win"], raw["held"]])
+            for subset in self.subsets:
+                keep = subset.mask(panel)
+                if not keep.any():
+                    continue
+                gram = _exact_gram(matrix[keep])
+                subset.gram = gram if subset.gram is None else subset.gram + gram
+                subset.rows += int(keep.sum())
+                subset.clusters += int(np.unique(deals[keep]).size)
+                shown = raw["shown"][keep]
+                found = np.array([np.unique(deals[keep][shown[:, k] > 0]).size
+                                  for k in range(shown.shape[1])], dtype=np.int64)
+                subset.shown_deals = found if subset.shown_deals is None \
+                    else subset.shown_deals + found
+        if "holds" in raw:
+            matrix = np.column_stack([raw["ones"], raw["holds"], raw["rounds"], raw["seat"],
+                                      raw["strategy"], raw["score"], raw["win"]])
+            gram = _exact_gram(matrix)
+            self.holder_gram = gram if self.holder_gram is None else self.holder_gram + gram
+
+    # --- the designs as linear maps of the raw columns ---
+
+    def _subset_maps(self, subset: _Subset, outcomes: tuple[str, ...]):
+        """(present card positions, design map [raw, p], outcome map [raw, m], win column)."""
+        cards, seats, strategies = (self.id_array.size, self.seat_levels.size,
+                                    self.strategy_levels.size)
+        gram = subset.gram
+        diagonal = np.diag(gram)
+        present = np.flatnonzero(diagonal[:cards] > 0)
+        seat_start = cards + 1
+        strategy_start = seat_start + seats
+        score_column = strategy_start + strategies
+        held_start = score_column + 2
+        columns = []
+        last = present[-1]
+        for k in present[:-1]:
+            column = np.zeros(gram.shape[0])
+            column[k], column[last] = 1.0, -1.0
+            columns.append(column)
+        intercept = np.zeros(gram.shape[0])
+        intercept[cards] = 1.0
+        columns.append(intercept)
+        for name, start, size in (("seat", seat_start, seats),
+                                  ("strategy", strategy_start, strategies)):
+            if name not in subset.controls:
+                continue
+            levels = [start + j for j in range(size) if diagonal[start + j] > 0]
+            for position in levels[1:]:
+                column = np.zeros(gram.shape[0])
+                column[position] = 1.0
+                columns.append(column)
+        design = np.column_stack(columns)
+        outcome_columns = []
+        for name in outcomes:
+            column = np.zeros(gram.shape[0])
+            column[score_column + (0 if name == "score" else 1)] = 1.0
+            outcome_columns.append(column)
+        for k in present:
+            column = np.zeros(gram.shape[0])
+            column[held_start + k] = 1.0
+            outcome_columns.append(column)
+        return present, design, np.column_stack(outcome_columns)
+
+    def _holder_maps(self, outcomes: tuple[str, ...]):
+        """(modelled card positions, design map, outcome maps) of the holder association."""
+        taken, seats = self.taken_ids.size, self.seat_levels.size
+        counts = [self.takes[int(card)] for card in self.taken_ids]
+        modelled = np.array([k for k, (n, deals, _) in enumerate(counts)
+                             if n >= MIN_TAKES and deals >= 2], dtype=np.int64)
+        size = self.holder_gram.shape[0]
+        diagonal = np.diag(self.holder_gram)
+        rounds_start, seat_start = 1 + taken, 1 + 2 * taken
+        strategy_start = seat_start + seats
+        score_column = strategy_start + self.strategy_levels.size
+        takes = sum(counts[k][0] for k in modelled)
+        mean_round = sum(counts[k][2] for k in modelled) / takes if takes else 0.0
+        columns = [np.eye(size)[0]]
+        for k in modelled:
+            columns.append(np.eye(size)[1 + k])
+        offset = np.zeros(size)
+        offset[rounds_start + modelled] = 1.0
+        offset[1 + modelled] = -mean_round
+        columns.append(offset)
+        for start, count in ((seat_start, seats),
+                             (strategy_start, self.strategy_levels.size)):
+            levels = [start + j for j in range(count) if diagonal[start + j] > 0]
+            columns += [np.eye(size)[position] for position in levels[1:]]
+        outcome_columns = [np.eye(size)[score_column + (0 if name == "score" else 1)]
+                           for name in outcomes]
+        return modelled, np.column_stack(columns), np.column_stack(outcome_columns)
+
+    def solve(self, step: str, outcomes: tuple[str, ...]) -> None:
+        """After pass 2, the coefficients; after pass 3, nothing left to solve."""
+        if step != "gram":
+            return
+        self._outcomes = outcomes
+        self.solutions = []
+        for subset in self.subsets:
+            if subset.gram is None or subset.clusters < 3:
+                self.solutions.append(None)
+                continue
+            present, design, outcome_map = self._subset_maps(subset, outcomes)
+            if present.size < 2:
+                self.solutions.append(None)
+                continue
+            self.solutions.append(self._solve(subset.gram, design, outcome_map, outcomes,
+                                              present.size - 1))
+        self.holder_solution = None
+        if self.holder_gram is not None:
+            modelled, design, outcome_map = self._holder_maps(outcomes)
+            if modelled.size >= 2 and self.clusters >= 3:
+                self.holder_solution = (modelled, *self._solve(self.holder_gram, design,
+                                                               outcome_map, outcomes, None))
+                parameters = design.shape[1]
+                self.holder_meat = [np.zeros((parameters, parameters)) for _ in outcomes]
+
+    @staticmethod
+    def _solve(gram: np.ndarray, design: np.ndarray, outcome_map: np.ndarray,
+               outcomes: tuple[str, ...], coded: int | None):
+        """(design map, bread, coefficients, rank) from the raw sums of products: design'
+        design and design' outcomes are linear maps of them (exact in integers for the
+        randomised designs, whose maps are integer); the win share's column is in units of
+        1 / WIN_SCALE and scaled back here."""
+        scale = np.ones(outcome_map.shape[1])
+        scale[[j for j, name in enumerate(outcomes) if name == "win"]] = 1.0 / WIN_SCALE
+        if coded is not None:
+            exact = gram.astype(object)
+            xtx = np.array(design.astype(np.int64).T.astype(object) @ exact
+                           @ design.astype(np.int64).astype(object), dtype=float)
+            xty = np.array(design.astype(np.int64).T.astype(object) @ exact
+                           @ outcome_map.astype(np.int64).astype(object), dtype=float) * scale
+        else:
+            as_float = gram.astype(float)
+            xtx = design.T @ as_float @ design
+            xty = (design.T @ as_float @ outcome_map) * scale
+        bread = np.linalg.pinv(xtx)
+        coefficients = bread @ xty
+        return design, bread, coefficients, int(np.linalg.matrix_rank(xtx)), scale
+
+    # --- pass 3: the per-deal score contributions ---
+
+    def meat(self, panel: pl.DataFrame) -> None:
+        """Pass 3: the per-deal contributions of each fit, reduced to their sums of products."""
+        raw = self._raw(panel)
+        deals = panel["deal_id"].to_numpy()
+        if self.subsets:
+            matrix = np.column_stack([raw["shown"], raw["ones"], raw["seat"], raw["strategy"],
+                                      raw["score"], raw["win_share"], raw["held"]])
+            for subset, solution in zip(self.subsets, self.solutions, strict=True):
+                keep = subset.mask(panel)
+                if solution is None or not keep.any():
+                    continue
+                design_map, bread, coefficients, _, _ = solution
+                present, _, outcome_map = self._subset_maps(subset, self._outcomes)
+                values = matrix[keep]
+                design = values @ design_map
+                observed = values @ outcome_map
+                cards = present.size
+                residuals = observed - design @ coefficients
+                expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
+                weights = design @ bread[:, :cards - 1] @ expand.T
+                _, index = np.unique(deals[keep], return_inverse=True)
+                summing = sparse.csr_matrix((np.ones(index.size), (index, np.arange(index.size))),
+                                            shape=(int(index.max()) + 1, index.size))
+                contributions = np.stack([summing @ (weights * residuals[:, [j]])
+                                          for j in range(observed.shape[1])], axis=2)
+                subset.add(contributions, len(self._outcomes))
+        if self.holder_solution is not None:
+            modelled, design_map, bread, coefficients, _, scale = self.holder_solution
+            matrix = np.column_stack([raw["ones"], raw["holds"], raw["rounds"], raw["seat"],
+                                      raw["strategy"], raw["score"], raw["win_share"]])
+            _, _, outcome_map = self._holder_maps(self._outcomes)
+            design = matrix @ design_map
+            residuals = matrix @ outcome_map - design @ coefficients
+            _, index = np.unique(deals, return_inverse=True)
+            summing = sparse.csr_matrix((np.ones(index.size), (index, np.arange(index.size))),
+                                        shape=(int(index.max()) + 1, index.size))
+            for j in range(residuals.shape[1]):
+                scores = summing @ (design * residuals[:, [j]])
+                self.holder_meat[j] += scores.T @ scores
+
+    # --- the tables ---
+
+    def records(self, margin: float, confidence: float,
+                outcomes: tuple[str, ...]) -> list[dict]:
+        """The rows of ``card_effects`` for this panel."""
+        holders = self._holder_records(confidence, outcomes)
+        if not self.opening:
+            return [{"card": card, **values, "verdict": None, "verdict_reason": NO_OPENING,
+                     "margin": margin, "method": HOLDER_METHOD}
+                    for card, values in sorted(holders.items())]
+        results = []
+        for subset, solution in zip(self.subsets, self.solutions, strict=True):
+            if solution is None or subset.sums is None:
+                continue
+            present, _, _ = self._subset_maps(subset, outcomes)
+            _, _, coefficients, rank, _ = solution
+            cards = present.size
+            expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
+            groups, rows = subset.clusters, subset.rows
+            factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
+                else np.nan
+            fit = _SummedFit(expand @ coefficients[:cards - 1], *subset.sums, float(factor),
+                             groups)
+            diagonal = np.diag(subset.gram)
+            held_start = self.id_array.size + 1 + self.seat_levels.size \
+                + self.strategy_levels.size + 2
+            found = _fit_records(fit, self.id_array[present], diagonal[present],
+                                 diagonal[held_start + present], subset.shown_deals[present],
+                                 groups, outcomes, confidence)
+            method = EFFECT_METHOD.format(cards=int(cards))
+            for record in found:
+                record.update({"strategy": subset.strategy, "seat": subset.seat,
+                               "margin": margin, "method": method})
+                if subset.strategy is None and subset.seat is None:
+                    record.update(holders.get(record["card"], {}))
+                    record["verdict"], record["verdict_reason"] = _verdict(
+                        record, margin, "the opening row barely changes who holds it")
+            results += found
+        return results
+
+    def _holder_records(self, confidence: float, outcomes: tuple[str, ...]) -> dict[int, dict]:
+        """Per modelled card: the holder association (``_panel_holder_association`` of the
+        module before it read in chunks; statsmodels' CR1 cluster covariance)."""
+        if self.holder_solution is None:
+            return {}
+        modelled, design, bread, coefficients, _, _ = self.holder_solution
+        parameters = design.shape[1]
+        groups, rows = self.clusters, self.rows
+        factor = groups / (groups - 1.0) * ((rows - 1.0) / float(rows - parameters))
+        critical = t_critical(groups, confidence)
+        size = modelled.size
+        diagonal = np.diag(self.holder_gram)
+        result = {int(self.taken_ids[k]): {"holders": int(diagonal[1 + k]), "clusters": groups}
+                  for k in modelled}
+        for j, name in enumerate(outcomes):
+            covariance = factor * bread @ self.holder_meat[j] @ bread
+            se = np.sqrt(np.maximum(np.diag(covariance)[1:1 + size], 0.0))
+            for position, k in enumerate(modelled):
+                card = int(self.taken_ids[k])
+                beta = float(coefficients[1 + position, j])
+                result[card].update({
+                    f"holder_{name}": beta, f"holder_{name}_se": float(se[position]),
+                    f"holder_{name}_low": beta - critical * float(se[position]),
+                    f"holder_{name}_high": beta + critical * float(se[position])})
+                if name == "score":
+                    result[card]["round_slope"] = float(coefficients[1 + size, j])
+        return result
 
 
 def pooled(effects: pl.DataFrame) -> pl.DataFrame:
@@ -448,93 +921,6 @@ def pooled(effects: pl.DataFrame) -> pl.DataFrame:
     if effects.is_empty() or "strategy" not in effects.columns:
         return effects
     return effects.filter(pl.col("strategy").is_null() & pl.col("seat").is_null())
-
-
-def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
-                        confidence: float, outcomes: tuple[str, ...],
-                        subsets: bool) -> list[dict]:
-    holders = _panel_holder_association(panel, cards, confidence, outcomes)
-    if not cards.opening or cards.opening not in panel.columns:
-        return [{"card": card, **values, "verdict": None, "verdict_reason": NO_OPENING,
-                 "margin": margin, "method": HOLDER_METHOD}
-                for card, values in sorted(holders.items())]
-    panel = panel.with_row_index("_row")
-    ids = np.unique(panel[cards.opening].explode().drop_nulls().to_numpy().astype(np.int64))
-    if ids.size < 2:
-        return []
-    shown = _membership(panel[cards.opening], ids)
-    held = _membership(panel[cards.cards], ids)
-    records = []
-    for strategy, seat, subset, controls in _subsets(panel, panel["players"][0] > 1, subsets):
-        rows = subset["_row"].to_numpy()
-        present = shown[rows].sum(axis=0) > 0
-        found = _randomised_records(subset, shown[np.ix_(rows, present)], ids[present],
-                                    held[np.ix_(rows, present)], controls, False, outcomes,
-                                    confidence)
-        method = EFFECT_METHOD.format(cards=int(present.sum()))
-        for record in found:
-            record.update({"strategy": strategy, "seat": seat, "margin": margin,
-                           "method": method})
-            if strategy is None and seat is None:
-                record.update(holders.get(record["card"], {}))
-                record["verdict"], record["verdict_reason"] = _verdict(
-                    record, margin, "the opening row barely changes who holds it")
-        records += found
-    return records
-
-
-def _fit(outcome: np.ndarray, design: np.ndarray, clusters: np.ndarray):
-    """OLS with a cluster-robust covariance (statsmodels): (coefficients, covariance)."""
-    import statsmodels.api as sm
-
-    fit = sm.OLS(outcome, design).fit(method="pinv", cov_type="cluster",
-                                      cov_kwds={"groups": clusters})
-    return np.asarray(fit.params), np.asarray(fit.cov_params())
-
-
-def _panel_holder_association(panel: pl.DataFrame, cards: CardColumns, confidence: float,
-                              outcomes: tuple[str, ...]) -> dict[int, dict]:
-    """Per card: how much more its holders score (and win), the other cards held, the round
-    each was taken, seat and strategy held fixed. An association, not an effect: who holds a
-    card follows how well the game goes."""
-    rows = panel.height
-    takes = (panel.with_row_index("_row").select("_row", cards.cards, cards.rounds)
-             .explode([cards.cards, cards.rounds]).drop_nulls(cards.cards))
-    counts = takes.group_by(cards.cards).agg(n=pl.len())
-    row_index = takes["_row"].to_numpy().astype(np.int64)
-    card_ids = takes[cards.cards].to_numpy().astype(np.int64)
-    rounds = takes[cards.rounds].to_numpy().astype(float)
-    deals = panel["deal_id"].to_numpy()
-    clusters = int(np.unique(deals).size)
-    modelled = sorted(int(c) for c, n in counts.select(cards.cards, "n").iter_rows()
-                      if n >= MIN_TAKES and np.unique(deals[row_index[card_ids == c]]).size >= 2)
-    if len(modelled) < 2 or clusters < 3:
-        return {}
-    column_of = {card: k for k, card in enumerate(modelled)}
-    held = np.zeros((rows, len(modelled)))
-    keep = np.isin(card_ids, modelled)
-    held[row_index[keep], [column_of[c] for c in card_ids[keep]]] = 1.0
-    offset = np.zeros(rows)
-    np.add.at(offset, row_index[keep], rounds[keep] - rounds[keep].mean())
-    design = np.column_stack([np.ones(rows), held, offset,
-                              _dummies(panel["seat"].to_numpy()),
-                              _dummies(panel["strategy"].to_numpy())])
-    critical = t_critical(clusters, confidence)
-    size = len(modelled)
-    result = {card: {"holders": int(held[:, k].sum()), "clusters": clusters}
-              for k, card in enumerate(modelled)}
-    for name in outcomes:
-        params, covariance = _fit(panel[name].to_numpy().astype(float), design, deals)
-        se = np.sqrt(np.maximum(np.diag(covariance)[1:1 + size], 0.0))
-        for k, card in enumerate(modelled):
-            beta = float(params[1 + k])
-            result[card].update({
-                f"holder_{name}": beta, f"holder_{name}_se": float(se[k]),
-                f"holder_{name}_low": beta - critical * float(se[k]),
-                f"holder_{name}_high": beta + critical * float(se[k])})
-            if name == "score":
-                result[card]["round_slope"] = float(params[1 + size])
-    return result
 
 
 # --- cards dealt and kept ------------------------------------------------------------------------
