@@ -4,8 +4,10 @@
 sections read the shards in chunks of whole deals and keep exact integer sums per cell (and,
 for the clustered intervals and regressions, sums of per-deal products), so their memory does
 not grow with the number of games: a 10-million-game batch reports in about the memory of a
-small one. Only the card, trace and skill sections of the games that have them still hold
-rows of their own. What a store or a game cannot give is left as None, with a note saying
+small one (the card effects too). The rest of the sections particular to a game (card and
+draft descriptives, the draft's effects, how games unfold, the skill ladder, categories) still
+hold rows of their own: a 1-million-game report of a game with cards and the score trace needs
+several GB. What a store or a game cannot give is left as None, with a note saying
 why; the report prints those notes.
 """
 
