@@ -15,8 +15,6 @@ colours can be told apart without seeing them; an animal cube is a small black s
 from __future__ import annotations
 
 import math
-from collections import Counter
-from html import escape
 
 from sim.games.harmonies.colours import (
     BUILDING_REQUIREMENT,
@@ -27,6 +25,11 @@ from sim.games.harmonies.colours import (
 from sim.games.harmonies.data import Card, GameData
 from sim.games.harmonies.drawing import LETTERS
 from sim.games.harmonies.position import Board
+from sim.games.svg import document as _document
+from sim.games.svg import number as _n
+from sim.games.svg import text_element as _text
+from sim.games.svg import text_width as _text_width
+from sim.games.svg import unique_names
 
 # The tokens' own colours, picked from the Okabe-Ito set where one fits (blue, bluish green,
 # yellow, vermillion) so they stay apart under the common colour-vision deficiencies; the
@@ -38,7 +41,6 @@ TOKEN_FILLS = tuple(PALETTE[name] for name in COLOUR_NAMES)
 DARK_TOKENS = frozenset({"blue", "brown", "green", "red"})
 OUTLINE = "#333333"
 EMPTY_HEX = "#F3EFE4"
-FONT = "font-family=\"DejaVu Sans, Arial, sans-serif\""
 HEADING_FONT, DETAIL_FONT = 14.0, 11.0
 HEX = 34.0  # a board hex's circumradius, in user units
 SQRT3 = math.sqrt(3.0)
@@ -92,29 +94,16 @@ def card_names(cards: tuple[Card, ...]) -> dict[int, str]:
     for card in cards:
         default = card.is_spirit and card.name == f"nature spirit {card.id}"
         names[card.id] = spirit_bonus_name(card) if default else card.name
-    counts = Counter(names.values())
-    return {card_id: f"{name} #{card_id}" if counts[name] > 1 else name
-            for card_id, name in names.items()}
+    return unique_names(names)
 
 
 # --------------------------------------------------------------------------- SVG pieces
 
 
-def _n(value: float) -> str:
-    """A coordinate written with at most two decimals and no trailing zeros (stable text)."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
-def _text(x: float, y: float, text: str, size: float, *, anchor: str = "middle",
-          weight: str = "normal", fill: str = "#111111") -> str:
-    return (f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" {FONT} '
-            f'text-anchor="{anchor}" font-weight="{weight}" fill="{fill}">{escape(text)}</text>')
 
 
-def _text_width(text: str, size: float) -> float:
-    """A generous estimate of a sans-serif line's width, to size the canvas around it."""
-    return 0.62 * size * len(text)
 
 
 def _wrap(text: str, separator: str, width: float, size: float) -> list[str]:
@@ -130,16 +119,6 @@ def _wrap(text: str, separator: str, width: float, size: float) -> list[str]:
             for k, line in enumerate(lines)]
 
 
-def _document(width: float, height: float, title: str, body: list[str]) -> str:
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" '
-        f'role="img">',
-        f"<title>{escape(title)}</title>",
-        f'<rect x="0" y="0" width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
-        *body,
-        "</svg>",
-        "",
-    ])
 
 
 def hex_centre(q: int, r: int, radius: float) -> tuple[float, float]:

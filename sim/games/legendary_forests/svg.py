@@ -20,17 +20,20 @@ light tile and a black label on a dark one, as printed.
 from __future__ import annotations
 
 from collections import Counter
-from html import escape
 
 from sim.games.legendary_forests.data import COLOUR_NAMES, GRASS, SIDE_NAMES, TileSet
 from sim.games.legendary_forests.position import Planet, score_planet
+from sim.games.svg import document as _document
+from sim.games.svg import number as _n
+from sim.games.svg import text_element as _text
+from sim.games.svg import text_width as _text_width
+from sim.games.svg import unique_names
 
 # Okabe-Ito colours (distinguishable under the common colour-vision deficiencies), by colour
 # code: grass (bluish green), pink (reddish purple), red (vermillion), yellow.
 PALETTE = {"grass": "#009E73", "pink": "#CC79A7", "red": "#D55E00", "yellow": "#F0E442"}
 COLOUR_FILLS = tuple(PALETTE[name] for name in COLOUR_NAMES)
 OUTLINE = "#333333"
-FONT = "font-family=\"DejaVu Sans, Arial, sans-serif\""
 TILE = 64  # the side of a tile on a planet, in user units
 STRIP = 0.3  # depth of a strip along one side, as a share of the tile's side
 BAND = 0.36  # width of a band between two opposite sides, as a share of the tile's side
@@ -92,45 +95,22 @@ def tile_names(tileset: TileSet) -> dict[int, str]:
         if tileset.light[index]:
             name += " (light)"
         names[index + 1] = name
-    counts = Counter(names.values())
-    return {number: f"{name} #{number}" if counts[name] > 1 else name
-            for number, name in names.items()}
+    return unique_names(names)
 
 
 # --------------------------------------------------------------------------- SVG pieces
 
 
-def _n(value: float) -> str:
-    """A coordinate written with at most two decimals and no trailing zeros (stable text)."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def _points(points: list[tuple[float, float]]) -> str:
     return " ".join(f"{_n(x)},{_n(y)}" for x, y in points)
 
 
-def _text(x: float, y: float, text: str, size: float, *, anchor: str = "middle",
-          weight: str = "normal", fill: str = "#111111") -> str:
-    return (f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" {FONT} '
-            f'text-anchor="{anchor}" font-weight="{weight}" fill="{fill}">{escape(text)}</text>')
 
 
-def _text_width(text: str, size: float) -> float:
-    """A generous estimate of a sans-serif line's width, to size the canvas around it."""
-    return 0.62 * size * len(text)
 
 
-def _document(width: float, height: float, title: str, body: list[str]) -> str:
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" '
-        f'role="img">',
-        f"<title>{escape(title)}</title>",
-        f'<rect x="0" y="0" width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>',
-        *body,
-        "</svg>",
-        "",
-    ])
 
 
 def _corner(size: float, k: int) -> tuple[float, float]:
