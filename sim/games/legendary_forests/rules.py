@@ -8,11 +8,12 @@ incrementally with union-find over *nodes*: one node per area of a placed tile. 
 Rules by name (each is one function below):
 - ``deal``: the Architect's shuffle of tiles 2..N, ``removed_tiles`` taken out unseen.
 - ``placement_is_legal`` / ``legal_placements``: adjacency, colour match on every touching side,
-  four rotations; a player with no legal placement discards (``apply_placement`` is not called).
-- ``apply_placement``: areas join zones; two touching leaf sides make one full rune.
+  four rotations; a player with no legal placement discards (``place_tile`` is not called).
+- ``place_tile``: areas join zones; two touching leaf sides make one full rune.
 - ``legal_tree_choices`` / ``apply_tree``: trees of a colour still in supply, into a zone of that
   colour; several trees may share a zone.
-- ``tree_phase_order``: from the construction-token holder in seat order; the token then passes.
+- ``tree_phase_seat`` / ``pass_construction_token``: the tree phase goes from the
+  construction-token holder in seat order; the token then passes.
 - ``zone_points`` / ``planet_score``: closed zone 2 x full runes, open zone 1 x, only with a tree.
 
 Nothing here knows about strategies, storage or plots. Strategies read a ``Table`` (all public);
