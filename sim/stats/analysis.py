@@ -24,10 +24,10 @@ from sim.stats.cards import (
     CARD_MARGIN,
     card_descriptives,
     card_effects,
+    card_rows,
     compare_settings,
     draft_descriptives,
     draft_effects,
-    read_card_rows,
     scan_card_rows,
 )
 from sim.stats.categories import category_columns, category_means
@@ -234,26 +234,25 @@ def _game_sections(analysis: BatchAnalysis, batch: Batch, rows: pl.LazyFrame,
     game = get_game(batch.game)
     analysis.card_margin = card_margin
     cards, draft = game.card_columns(), game.draft_columns()
-    frame = read_card_rows(batch, cards, draft) if (cards or draft) else None
-    if frame is not None and cards is not None and cards.cards in frame.columns:
+    # A lazy scan: each section below streams it (or collects only its own columns).
+    card_scan = card_rows(batch, cards, draft) if (cards or draft) else None
+    names = card_scan.collect_schema().names() if card_scan is not None else []
+    if card_scan is not None and cards is not None and cards.cards in names:
         step("card balance")
-        analysis.cards = _non_empty(card_descriptives(frame, cards))
-        # Read again in chunks of whole deals: its per-row design matrices are what grew with
-        # the number of games.
+        analysis.cards = _non_empty(card_descriptives(card_scan, cards))
         analysis.card_effects = _non_empty(card_effects(scan_card_rows(batch, cards), cards,
                                                         card_margin))
         if analysis.card_effects is not None:
             analysis.card_settings = _non_empty(compare_settings(analysis.card_effects,
                                                                  "score_effect"))
-    if frame is not None and draft is not None and draft.kept in frame.columns \
-            and (frame[draft.kept] > 0).any():
+    if card_scan is not None and draft is not None and draft.kept in names \
+            and card_scan.select((pl.col(draft.kept) > 0).any()).collect().item():
         step(f"{draft.noun}s")
-        analysis.drafts = _non_empty(draft_descriptives(frame, draft))
-        analysis.draft_effects = _non_empty(draft_effects(frame, draft, card_margin))
+        analysis.drafts = _non_empty(draft_descriptives(card_scan, draft))
+        analysis.draft_effects = _non_empty(draft_effects(card_scan, draft, card_margin))
         if analysis.draft_effects is not None:
             analysis.draft_settings = _non_empty(compare_settings(analysis.draft_effects,
                                                                   "score_effect"))
-    del frame
     traces = read_trace_rows(batch) if game.supports_trace else None
     if traces is not None:
         step("how games unfold")

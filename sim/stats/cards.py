@@ -55,7 +55,9 @@ stacks the per-deal score contributions of both regressions (they share one desi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -71,6 +73,7 @@ from sim.stats.clustered import (
     t_critical,
 )
 from sim.stats.intervals import proportion_interval
+from sim.stats.unfolding import add_cluster_grams, cluster_gram, gram_ratio_table
 from sim.stats.units import win_units
 from sim.stats.variance import chunk_panels, summarise_whole_deals
 
@@ -126,6 +129,15 @@ def read_card_rows(batch: Batch, cards: CardColumns | None,
                    draft: DraftColumns | None) -> pl.DataFrame | None:
     """The rows the card statistics need (one per player-game), or None when the batch has
     none of the game's card columns."""
+    rows = card_rows(batch, cards, draft)
+    return rows.collect() if rows is not None else None
+
+
+def card_rows(batch: Batch, cards: CardColumns | None,
+              draft: DraftColumns | None) -> pl.LazyFrame | None:
+    """A lazy scan of the rows the card statistics need (``read_card_rows`` without reading
+    them: the descriptives stream it in chunks of whole deals), or None when the batch has none
+    of the game's card columns."""
     wanted = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win"]
     extra = []
     if cards is not None and batch.has_columns(cards.cards, cards.rounds, cards.offers,
@@ -139,9 +151,9 @@ def read_card_rows(batch: Batch, cards: CardColumns | None,
         extra += [draft.dealt, draft.kept, draft.bonus]
     if not extra:
         return None
-    frame = batch.scan(wanted + extra).collect()
-    return frame.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                              pl.col("strategy").cast(pl.String))
+    return batch.scan(wanted + extra).with_columns(
+        pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+        pl.col("strategy").cast(pl.String))
 
 
 def scan_card_rows(batch: Batch, cards: CardColumns) -> pl.LazyFrame:
@@ -171,48 +183,50 @@ def _share_intervals(table: pl.DataFrame, shares: dict[str, str]) -> pl.DataFram
 
 # --- cards taken from the offer ------------------------------------------------------------------
 
-def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
+def card_descriptives(frame: pl.DataFrame | pl.LazyFrame, cards: CardColumns,
                       confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules, card): times offered at a take, times taken, take rate (and the
     rate of a random choice), completion rate, mean points, points per piece placed, mean
-    round taken; rates with cluster-robust intervals over deals."""
-    columns = [cards.cards, cards.rounds, cards.completed, cards.points]
-    if cards.progress and cards.progress in frame.columns:
-        columns.append(cards.progress)
-    takes = (frame.select(*PANEL, "deal_id", *columns).explode(columns)
-             .drop_nulls(cards.cards)
-             .rename({cards.cards: "card", "deal_id": "cluster"}))
-    progress = (pl.col(cards.progress).cast(pl.Int64).sum() if cards.progress in takes.columns
-                else pl.lit(None, dtype=pl.Int64))
-    taken = takes.group_by([*PANEL, "card", "cluster"]).agg(
-        taken=pl.len().cast(pl.Int64),
-        completed=pl.col(cards.completed).cast(pl.Int64).sum(),
-        points=pl.col(cards.points).cast(pl.Int64).sum(),
-        rounds=pl.col(cards.rounds).cast(pl.Int64).sum(),
-        progress=progress)
-    offers = (frame.select(*PANEL, "deal_id", pl.col(cards.cards).alias("taken"),
-                           pl.col(cards.offers).alias("offer"))
-              .explode(["taken", "offer"]).drop_nulls("taken")
-              .with_columns(random=1.0 / pl.col("offer").list.len().cast(pl.Float64))
-              .explode("offer")
-              .rename({"deal_id": "cluster"}))
-    offered = (offers.group_by([*PANEL, pl.col("offer").alias("card"), "cluster"])
-               .agg(offered=pl.len().cast(pl.Int64),
-                    chosen=(pl.col("offer") == pl.col("taken")).cast(pl.Int64).sum(),
-                    random=pl.col("random").sum()))
+    round taken; rates with cluster-robust intervals over deals.
+
+    ``frame`` may be a lazy scan of a batch: it is read once in chunks of whole deals, each
+    reduced to exact integer sums per card (``cluster_gram``), so memory does not grow with
+    the number of games."""
+    rows = frame.lazy()
+    names = rows.collect_schema().names()
+    progress = cards.progress if cards.progress and cards.progress in names else None
+    columns = [*PANEL, "deal_id", cards.cards, cards.rounds, cards.completed, cards.points,
+               cards.offers, *([progress] if progress else [])]
     keys = [*PANEL, "card"]
-    rates = grouped_ratio_table(offered.sort([*keys, "cluster"]), keys, "offered",
-                                {"take_rate": "chosen", "take_rate_random": "random"},
-                                confidence=confidence)
-    values = {"completion_rate": "completed", "mean_points": "points", "mean_round": "rounds"}
-    outcomes = grouped_ratio_table(taken.sort([*keys, "cluster"]), keys, "taken", values,
-                                   confidence=confidence)
-    per_piece = grouped_ratio_table(taken.filter(pl.col("progress").is_not_null()).sort(
-        [*keys, "cluster"]), keys, "progress", {"points_per_piece": "points"},
-        confidence=confidence)
-    counts = (taken.group_by(keys).agg(pl.col("taken").sum(), pl.col("progress").sum())
-              .join(offered.group_by(keys).agg(pl.col("offered").sum()), on=keys, how="full",
-                    coalesce=True))
+    taken_values = ["taken", "completed", "points", "rounds", *(["progress"] if progress else [])]
+    parts: dict[str, list[pl.DataFrame]] = {"taken": [], "offered": [], "random": [],
+                                            "taken_counts": [], "offered_counts": []}
+
+    def summarise(chunk: pl.DataFrame) -> None:
+        taken, offered, random = _card_units(chunk, cards, progress)
+        parts["taken"].append(cluster_gram(taken, keys, taken_values))
+        parts["offered"].append(cluster_gram(offered, keys, ["offered", "chosen"]))
+        parts["random"].append(random)
+
+    summarise_whole_deals(rows, columns, summarise, _DESCRIPTIVE_CHUNK_ROWS)
+    taken = add_cluster_grams(parts["taken"], keys)
+    offered = add_cluster_grams(parts["offered"], keys)
+    if taken.is_empty() and offered.is_empty():
+        return pl.DataFrame()
+    values = {"completion_rate": {"completed": 1}, "mean_points": {"points": 1},
+              "mean_round": {"rounds": 1}}
+    outcomes = gram_ratio_table(taken, keys, {"taken": 1}, values, confidence)
+    per_piece = (gram_ratio_table(taken, keys, {"progress": 1}, {"points_per_piece": {"points": 1}},
+                                  confidence) if progress else
+                 _empty_ratio_table(taken, keys, ["points_per_piece"]))
+    rates = gram_ratio_table(offered, keys, {"offered": 1}, {"take_rate": {"chosen": 1}},
+                             confidence).join(_random_take_rates(parts["random"], offered, keys),
+                                              on=keys, how="left", nulls_equal=True)
+    # The counts as the per-deal rows gave them: pieces are 0 without a progress column and
+    # missing for a card offered but never taken.
+    counts = (taken.select(*keys, "taken", (pl.col("progress") if progress else
+                                            pl.lit(0, dtype=pl.Int64)).alias("progress"))
+              .join(offered.select(*keys, "offered"), on=keys, how="full", coalesce=True))
     table = (counts.join(rates.select(*keys, "take_rate", "take_rate_low", "take_rate_high",
                                       "take_rate_se", "take_rate_clusters",
                                       "take_rate_random"), on=keys, how="left")
@@ -227,6 +241,66 @@ def card_descriptives(frame: pl.DataFrame, cards: CardColumns,
                                pl.col("mean_points_low").clip(lower_bound=0.0))
     return (_share_intervals(table, {"take_rate": "offered", "completion_rate": "taken"})
             .rename({"progress": "pieces"}).sort(keys))
+
+
+# Rows per chunk of the card and draft descriptives: their list columns explode to about ten
+# rows per player-game, so a chunk of 2^18 player-games stays within a few hundred MB.
+_DESCRIPTIVE_CHUNK_ROWS = 1 << 18
+
+
+def _card_units(chunk: pl.DataFrame, cards: CardColumns, progress: str | None
+                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """One chunk of whole deals as per-(players, rules, card, deal) integer sums: the takes
+    (taken, completed, points, rounds[, progress]), the offers at a take (offered, chosen) and,
+    per offer size, the offers of each card (for the rate of a random choice)."""
+    chunk = chunk.with_columns(pl.col("players").cast(pl.Int64))
+    columns = [cards.cards, cards.rounds, cards.completed, cards.points,
+               *([progress] if progress else [])]
+    takes = (chunk.select(*PANEL, "deal_id", *columns).explode(columns)
+             .drop_nulls(cards.cards)
+             .rename({cards.cards: "card", "deal_id": "cluster"}))
+    taken = takes.group_by([*PANEL, "card", "cluster"]).agg(
+        taken=pl.len().cast(pl.Int64),
+        completed=pl.col(cards.completed).cast(pl.Int64).sum(),
+        points=pl.col(cards.points).cast(pl.Int64).sum(),
+        rounds=pl.col(cards.rounds).cast(pl.Int64).sum(),
+        **({"progress": pl.col(progress).cast(pl.Int64).sum()} if progress else {}))
+    offers = (chunk.select(*PANEL, "deal_id", pl.col(cards.cards).alias("taken"),
+                           pl.col(cards.offers).alias("offer"))
+              .explode(["taken", "offer"]).drop_nulls("taken")
+              .with_columns(size=pl.col("offer").list.len().cast(pl.Int64))
+              .explode("offer")
+              .rename({"deal_id": "cluster", "offer": "card"}))
+    offered = (offers.group_by([*PANEL, "card", "cluster"])
+               .agg(offered=pl.len().cast(pl.Int64),
+                    chosen=(pl.col("card") == pl.col("taken")).cast(pl.Int64).sum()))
+    random = offers.group_by([*PANEL, "card", "size"]).agg(offers=pl.len().cast(pl.Int64))
+    return taken, offered, random
+
+
+def _random_take_rates(parts: list[pl.DataFrame], offered: pl.DataFrame,
+                       keys: list[str]) -> pl.DataFrame:
+    """Per card: the take rate of a random choice, the mean over its offers of 1 / the offer's
+    size, summed exactly (offers counted per size)."""
+    sizes = pl.concat(parts).group_by([*keys, "size"]).agg(pl.col("offers").sum())
+    totals: dict[tuple, Fraction] = {}
+    for *key, size, count in sizes.iter_rows():
+        totals[tuple(key)] = totals.get(tuple(key), Fraction(0)) + Fraction(count, size)
+    offers = {tuple(key): count for *key, count in offered.select(*keys, "offered").iter_rows()}
+    found = list(totals)
+    return pl.DataFrame([list(column) for column in zip(*found, strict=True)] if found else
+                        [[] for _ in keys], schema=offered.select(keys).schema,
+                        orient="col").with_columns(take_rate_random=pl.Series(
+                            [float(totals[key] / offers[key]) for key in found],
+                            dtype=pl.Float64))
+
+
+def _empty_ratio_table(sums: pl.DataFrame, keys: list[str], prefixes: list[str]) -> pl.DataFrame:
+    """The columns of a ratio table with no group (``grouped_ratio_table`` of no rows)."""
+    return sums.select(keys).clear().with_columns(**{
+        name: pl.lit(None, dtype=pl.Float64) for prefix in prefixes
+        for name in (prefix, f"{prefix}_se", f"{prefix}_low", f"{prefix}_high")},
+        **{f"{prefix}_clusters": pl.lit(None, dtype=pl.Int64) for prefix in prefixes})
 
 
 # --- randomised estimates: intent to treat, first stage, per card held ---------------------------
@@ -925,63 +999,55 @@ def pooled(effects: pl.DataFrame) -> pl.DataFrame:
 
 # --- cards dealt and kept ------------------------------------------------------------------------
 
-def kept_rows(frame: pl.DataFrame, draft: DraftColumns) -> pl.DataFrame:
-    """The rows of player-games that kept a card, with the others at the table: ``others_score``
-    and ``others_win`` (their means; null in a solo game)."""
-    table = frame.with_columns(
-        table_score=pl.col("score").cast(pl.Float64).sum().over("game_id"),
-        table_win=pl.col("win").cast(pl.Float64).sum().over("game_id"),
-        table_size=pl.len().over("game_id").cast(pl.Float64))
-    others = pl.col("table_size") - 1.0
-    return (table.filter(pl.col(draft.kept) > 0)
-            .with_columns(
-                others_score=pl.when(others > 0).then(
-                    (pl.col("table_score") - pl.col("score").cast(pl.Float64)) / others),
-                others_win=pl.when(others > 0).then(
-                    (pl.col("table_win") - pl.col("win").cast(pl.Float64)) / others)))
-
-
-def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
+def draft_descriptives(frame: pl.DataFrame | pl.LazyFrame, draft: DraftColumns,
                        confidence: float = 0.95) -> pl.DataFrame:
     """Per (players, rules, card): times dealt and kept, keep rate, mean bonus, the keepers'
     mean score and win rate and those of the others at their tables, and the gaps; ratio means
-    with cluster-robust intervals over deals."""
+    with cluster-robust intervals over deals.
+
+    ``frame`` may be a lazy scan of a batch: it is read once in chunks of whole deals, each
+    reduced to exact integer sums per card (``cluster_gram``), so memory does not grow with the
+    number of games."""
     keys = [*PANEL, "card"]
-    dealt = (frame.filter(pl.col(draft.kept) > 0)
-             .select(*PANEL, pl.col("deal_id").alias("cluster"), draft.kept,
-                     _as_list(frame, draft.dealt).alias("card"))
-             .explode("card").filter(pl.col("card") > 0)
-             .group_by([*keys, "cluster"])
-             .agg(dealt=pl.len().cast(pl.Int64),
-                  kept=(pl.col("card") == pl.col(draft.kept)).cast(pl.Int64).sum())
-             .with_columns(pl.col("card").cast(pl.Int64)).sort([*keys, "cluster"]))
+    columns = ["game_id", "deal_id", *PANEL, "score", "win", draft.dealt, draft.kept, draft.bonus]
+    parts: dict[str, list[pl.DataFrame]] = {"dealt": [], "means": [], "gaps": []}
+    scales: dict[tuple[int, str], int] = {}
+
+    def summarise(chunk: pl.DataFrame) -> None:
+        dealt, units = _draft_units(chunk, draft, scales)
+        parts["dealt"].append(cluster_gram(dealt, keys, ["dealt", "kept"]))
+        parts["means"].append(cluster_gram(units, keys, ["keeps", "bonus", "score", "wins"]))
+        parts["gaps"].append(cluster_gram(units.filter(pl.col("others") > 0), keys,
+                                          ["others", "score", "wins", "others_score",
+                                           "others_win"]))
+
+    summarise_whole_deals(frame.lazy(), columns, summarise, _DESCRIPTIVE_CHUNK_ROWS)
+    dealt = add_cluster_grams(parts["dealt"], keys)
     if dealt.is_empty():
         return pl.DataFrame()
-    keepers = kept_rows(frame, draft)
-    units = (keepers.group_by([*PANEL, pl.col(draft.kept).cast(pl.Int64).alias("card"),
-                               pl.col("deal_id").alias("cluster")])
-             .agg(keeps=pl.len().cast(pl.Int64),
-                  bonus=pl.col(draft.bonus).cast(pl.Int64).sum(),
-                  score=pl.col("score").cast(pl.Int64).sum(),
-                  wins=win_units().sum(),
-                  others_score=pl.col("others_score").sum(),
-                  others_win=pl.col("others_win").sum(),
-                  others=pl.col("others_score").is_not_null().cast(pl.Int64).sum())
-             .with_columns(win=pl.col("wins") / WIN_SCALE,
-                           score_gap=pl.col("score") - pl.col("others_score"),
-                           win_gap=pl.col("wins") / WIN_SCALE - pl.col("others_win"))
-             .sort([*keys, "cluster"]))
-    keep_rate = grouped_ratio_table(dealt, keys, "dealt", {"keep_rate": "kept"},
-                                    confidence=confidence)
-    means = grouped_ratio_table(units, keys, "keeps",
-                                {"mean_bonus": "bonus", "keeper_score": "score",
-                                 "keeper_win_rate": "win"}, confidence=confidence)
-    with_others = units.filter(pl.col("others") > 0)
-    gaps = grouped_ratio_table(with_others, keys, "others",
-                               {"others_score": "others_score", "others_win_rate": "others_win",
-                                "score_gap": "score_gap", "win_gap": "win_gap"},
-                               confidence=confidence)
-    counts = (dealt.group_by(keys).agg(pl.col("dealt").sum(), pl.col("kept").sum()))
+    keep_rate = gram_ratio_table(dealt, keys, {"dealt": 1}, {"keep_rate": {"kept": 1}},
+                                 confidence)
+    means_sums = add_cluster_grams(parts["means"], keys)
+    win = {"wins": Fraction(1, WIN_SCALE)}
+    means = gram_ratio_table(means_sums, keys, {"keeps": 1},
+                             {"mean_bonus": {"bonus": 1}, "keeper_score": {"score": 1},
+                              "keeper_win_rate": win}, confidence)
+    gap_sums = add_cluster_grams(parts["gaps"], keys)
+    gaps = pl.DataFrame()
+    if not gap_sums.is_empty():
+        # The others' means were summed in units of 1 / (scale) points and 1 / (scale WIN_SCALE)
+        # wins, the scale a multiple of every table's number of others in the panel.
+        sums = []
+        for (players, rules), group in gap_sums.group_by(PANEL, maintain_order=True):
+            scale = scales[(int(players), rules)]
+            others_score = {"others_score": Fraction(1, scale)}
+            others_win = {"others_win": Fraction(1, scale * WIN_SCALE)}
+            sums.append(gram_ratio_table(group, keys, {"others": 1}, {
+                "others_score": others_score, "others_win_rate": others_win,
+                "score_gap": {"score": 1, "others_score": -Fraction(1, scale)},
+                "win_gap": {**win, "others_win": -Fraction(1, scale * WIN_SCALE)}}, confidence))
+        gaps = pl.concat(sums).sort(keys)
+    counts = dealt.select(*keys, "dealt", "kept")
 
     def interval(name: str) -> list[str]:
         return [name, f"{name}_low", f"{name}_high"]
@@ -989,7 +1055,7 @@ def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
     def helpers(name: str) -> list[str]:
         return [f"{name}_se", f"{name}_clusters"]
 
-    keeps = units.group_by(keys).agg(pl.col("keeps").sum())
+    keeps = means_sums.select(*keys, "keeps")
     table = (counts.join(keep_rate.select(*keys, *interval("keep_rate"), *helpers("keep_rate")),
                          on=keys, how="left")
              .join(means.select(*keys, *interval("mean_bonus"), *interval("keeper_score"),
@@ -1005,11 +1071,60 @@ def draft_descriptives(frame: pl.DataFrame, draft: DraftColumns,
         pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
 
 
+def _draft_units(chunk: pl.DataFrame, draft: DraftColumns,
+                 scales: dict[tuple[int, str], int]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One chunk of whole deals as per-(players, rules, card, deal) integer sums: the cards
+    dealt to a player who kept one (dealt, kept) and the keepers (keeps, bonus, score, win
+    units, and the others at their tables: ``others`` keepers with any, the sums of the others'
+    mean score and win units times the panel's scale in ``scales``, a multiple of every number
+    of others, so that they are integers)."""
+    chunk = chunk.with_columns(pl.col("players").cast(pl.Int64))
+    keys = [*PANEL, "card"]
+    dealt = (chunk.filter(pl.col(draft.kept) > 0)
+             .select(*PANEL, pl.col("deal_id").alias("cluster"), draft.kept,
+                     _as_list(chunk, draft.dealt).alias("card"))
+             .explode("card").filter(pl.col("card") > 0)
+             .group_by([*keys, "cluster"])
+             .agg(dealt=pl.len().cast(pl.Int64),
+                  kept=(pl.col("card") == pl.col(draft.kept)).cast(pl.Int64).sum())
+             .with_columns(pl.col("card").cast(pl.Int64)))
+    others = pl.len().over("game_id") - 1
+    keepers = (chunk.with_columns(win_units=win_units(), others=others.cast(pl.Int64))
+               .with_columns(table_score=pl.col("score").cast(pl.Int64).sum().over("game_id"),
+                             table_win=pl.col("win_units").sum().over("game_id"))
+               .filter(pl.col(draft.kept) > 0))
+    for (players, rules), group in keepers.group_by(PANEL):
+        sizes = [int(size) for size in group["others"].unique() if size > 0]
+        scale = scales.setdefault((int(players), rules), math.lcm(*range(1, int(players))))
+        if any(scale % size for size in sizes):  # tables larger than the player count
+            raise ValueError(f"tables of {max(sizes) + 1} seats in a {players}-player panel")
+    panel_scales = pl.DataFrame([[players for players, _ in scales],
+                                 [rules for _, rules in scales], list(scales.values())],
+                                schema={"players": pl.Int64, "rules": pl.String,
+                                        "scale": pl.Int64}, orient="col")
+    multiplier = pl.when(pl.col("others") > 0).then(pl.col("scale") // pl.col("others"))
+    units = (keepers.join(panel_scales, on=PANEL, how="left", nulls_equal=True)
+             .with_columns(multiplier=multiplier.otherwise(0))
+             .group_by([*PANEL, pl.col(draft.kept).cast(pl.Int64).alias("card"),
+                        pl.col("deal_id").alias("cluster")])
+             .agg(keeps=pl.len().cast(pl.Int64),
+                  bonus=pl.col(draft.bonus).cast(pl.Int64).sum(),
+                  score=pl.col("score").cast(pl.Int64).sum(),
+                  wins=pl.col("win_units").sum(),
+                  others_score=((pl.col("table_score") - pl.col("score").cast(pl.Int64))
+                                * pl.col("multiplier")).sum(),
+                  others_win=((pl.col("table_win") - pl.col("win_units"))
+                              * pl.col("multiplier")).sum(),
+                  others=(pl.col("others") > 0).cast(pl.Int64).sum()))
+    return dealt, units
+
+
 DRAFT_SCHEMA = _effect_schema({"keep_rate": pl.Float64, "keep_rate_low": pl.Float64,
                                "keep_rate_high": pl.Float64, "keep_rate_random": pl.Float64})
 
 
-def draft_effects(frame: pl.DataFrame, draft: DraftColumns, margin: float = CARD_MARGIN,
+def draft_effects(frame: pl.DataFrame | pl.LazyFrame, draft: DraftColumns,
+                  margin: float = CARD_MARGIN,
                   confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES,
                   subsets: bool = True) -> pl.DataFrame:
     """Per (players, rules, card), pooled over strategies (``strategy`` null): the effect of
@@ -1018,11 +1133,14 @@ def draft_effects(frame: pl.DataFrame, draft: DraftColumns, margin: float = CARD
     against ``margin`` points, the keep rate when dealt beside a random choice between the cards
     dealt. Rows with a ``strategy``: that strategy alone (no game fixed effects: a strategy may
     sit once per game; no verdict). ``outcomes`` may leave out ``win``; ``subsets`` False
-    leaves out the strategies' rows."""
+    leaves out the strategies' rows. ``frame`` may be lazy: only the columns these models read
+    are collected (one row per player-game that kept a card)."""
     results = []
-    kept = frame.filter(pl.col(draft.kept) > 0)
     # Only whole tables: the within-game comparison needs every seat of a game.
-    kept = kept.filter(pl.len().over("game_id") == pl.col("players"))
+    kept = frame.lazy().select(
+        "game_id", "deal_id", *PANEL, "strategy", "seat", "score", "win", draft.dealt,
+        draft.kept).filter(pl.col(draft.kept) > 0).filter(
+        pl.len().over("game_id") == pl.col("players")).collect()
     for (players, rules), panel in kept.sort("game_id", "seat").group_by(PANEL,
                                                                        maintain_order=True):
         for row in _panel_draft_effects(panel, draft, margin, confidence, outcomes, subsets):

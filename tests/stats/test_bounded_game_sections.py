@@ -1,209 +1,236 @@
-"""The card effects in bounded memory (issue 39): ``card_effects`` read in chunks of whole deals
-gives the numbers of the computation over every row at once (kept here as it was: per-row
-design matrices, statsmodels for the holder association), a deal whose rows fall in two chunks
-still being one cluster, and it never collects a per-row frame."""
+"""The card and kept-card descriptives read in chunks of whole deals (issue 39): the same
+numbers as the computation on every row at once (kept here as it was), whatever the chunk size,
+a deal's rows cut across the reader's batches included, and no per-row frame of the whole
+batch is ever collected."""
+
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
 import pytest
 
-from sim.games.base import CardColumns
-from sim.stats import cards as cards_module
+import sim.stats.cards as cards_module
+from sim.games.base import CardColumns, DraftColumns
 from sim.stats.cards import (
-    _ORDER,
-    CARD_MARGIN,
-    CARD_SCHEMA,
-    EFFECT_METHOD,
-    HOLDER_METHOD,
-    MIN_TAKES,
-    NO_OPENING,
-    OUTCOMES,
-    _dummies,
-    _membership,
-    _randomised_records,
-    _subsets,
-    _verdict,
-    card_effects,
+    PANEL,
+    _as_list,
+    _share_intervals,
+    card_descriptives,
+    draft_descriptives,
 )
-from sim.stats.clustered import t_critical
-from sim.stats.synthetic_cards import HoldingDesign, generate_holding_rows
-from tests.stats.test_cards import CARDS, DRAFT
+from sim.stats.clustered import WIN_SCALE, grouped_ratio_table
+from sim.stats.synthetic_cards import CardDesign, generate_card_rows
+from sim.stats.unfolding import add_cluster_grams, cluster_gram, gram_ratio_table
+from sim.stats.units import win_units
 
-PANEL = ["players", "rules"]
-# Replayed deals (two rows of games per deal), two strategies, a planted card effect.
-DESIGN = HoldingDesign(deals=60, replicates=2, seed=5)
-
-
-# --- the computation before it read in chunks (sim/stats/cards.py before issue 39's M3) ---------
-
-def old_card_effects(frame: pl.DataFrame, cards: CardColumns, margin: float = CARD_MARGIN,
-                 confidence: float = 0.95, outcomes: tuple[str, ...] = OUTCOMES,
-                 subsets: bool = True) -> pl.DataFrame:
-    """Per (players, rules, card), pooled over strategies (``strategy`` and ``seat`` null): the
-    opening-row effect (ITT) on score and win share, the first stage, the effect per card held
-    (Fieller interval) and the verdict against ``margin`` points, beside the holder association
-    (``holder_*``, a description). Rows with ``seat`` 1: seat 1's estimates alone; rows with a
-    ``strategy``: that strategy's (no verdict). See the module docstring for the models.
-    ``outcomes`` may leave out ``win`` (its columns are then null); ``subsets`` False leaves
-    out seat 1's and the strategies' rows."""
-    results = []
-    for (players, rules), panel in frame.sort("game_id", "seat").group_by(PANEL,
-                                                                        maintain_order=True):
-        for row in _panel_card_effects(panel, cards, margin, confidence, outcomes, subsets):
-            results.append({"players": int(players), "rules": rules, **row})
-    return pl.DataFrame(results, schema=CARD_SCHEMA).sort(_ORDER, nulls_last=False)
+CARDS = CardColumns(noun="card", cards="cards_taken", rounds="card_rounds",
+                    offers="card_offers", completed="card_completed", points="card_points",
+                    progress="card_cubes", progress_noun="cube", opening="card_opening_row")
+DRAFT = DraftColumns(noun="spirit", dealt="spirits_dealt", kept="spirit_kept",
+                     bonus="points_spirit")
+# Three seats (the others' means are thirds and halves of a point), replays of each deal.
+DESIGN = CardDesign(players=3, deals=40, replicates=3, draft_extra={35: 4.0})
 
 
-def _panel_card_effects(panel: pl.DataFrame, cards: CardColumns, margin: float,
-                        confidence: float, outcomes: tuple[str, ...],
-                        subsets: bool) -> list[dict]:
-    holders = _panel_holder_association(panel, cards, confidence, outcomes)
-    if not cards.opening or cards.opening not in panel.columns:
-        return [{"card": card, **values, "verdict": None, "verdict_reason": NO_OPENING,
-                 "margin": margin, "method": HOLDER_METHOD}
-                for card, values in sorted(holders.items())]
-    panel = panel.with_row_index("_row")
-    ids = np.unique(panel[cards.opening].explode().drop_nulls().to_numpy().astype(np.int64))
-    if ids.size < 2:
-        return []
-    shown = _membership(panel[cards.opening], ids)
-    held = _membership(panel[cards.cards], ids)
-    records = []
-    for strategy, seat, subset, controls in _subsets(panel, panel["players"][0] > 1, subsets):
-        rows = subset["_row"].to_numpy()
-        present = shown[rows].sum(axis=0) > 0
-        found = _randomised_records(subset, shown[np.ix_(rows, present)], ids[present],
-                                    held[np.ix_(rows, present)], controls, False, outcomes,
-                                    confidence)
-        method = EFFECT_METHOD.format(cards=int(present.sum()))
-        for record in found:
-            record.update({"strategy": strategy, "seat": seat, "margin": margin,
-                           "method": method})
-            if strategy is None and seat is None:
-                record.update(holders.get(record["card"], {}))
-                record["verdict"], record["verdict_reason"] = _verdict(
-                    record, margin, "the opening row barely changes who holds it")
-        records += found
-    return records
+@pytest.fixture(scope="module")
+def frame() -> pl.DataFrame:
+    return generate_card_rows(DESIGN, CARDS, DRAFT).with_columns(
+        pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64), rules=pl.lit(""))
 
 
-def _fit(outcome: np.ndarray, design: np.ndarray, clusters: np.ndarray):
-    """OLS with a cluster-robust covariance (statsmodels): (coefficients, covariance)."""
-    import statsmodels.api as sm
+# --- the computation on every row at once, as it was before the sections read in chunks ---------
 
-    fit = sm.OLS(outcome, design).fit(method="pinv", cov_type="cluster",
-                                      cov_kwds={"groups": clusters})
-    return np.asarray(fit.params), np.asarray(fit.cov_params())
+def old_card_descriptives(frame: pl.DataFrame, cards: CardColumns) -> pl.DataFrame:
+    columns = [cards.cards, cards.rounds, cards.completed, cards.points, cards.progress]
+    takes = (frame.select(*PANEL, "deal_id", *columns).explode(columns)
+             .drop_nulls(cards.cards).rename({cards.cards: "card", "deal_id": "cluster"}))
+    taken = takes.group_by([*PANEL, "card", "cluster"]).agg(
+        taken=pl.len().cast(pl.Int64),
+        completed=pl.col(cards.completed).cast(pl.Int64).sum(),
+        points=pl.col(cards.points).cast(pl.Int64).sum(),
+        rounds=pl.col(cards.rounds).cast(pl.Int64).sum(),
+        progress=pl.col(cards.progress).cast(pl.Int64).sum())
+    offers = (frame.select(*PANEL, "deal_id", pl.col(cards.cards).alias("taken"),
+                           pl.col(cards.offers).alias("offer"))
+              .explode(["taken", "offer"]).drop_nulls("taken")
+              .with_columns(random=1.0 / pl.col("offer").list.len().cast(pl.Float64))
+              .explode("offer").rename({"deal_id": "cluster"}))
+    offered = (offers.group_by([*PANEL, pl.col("offer").alias("card"), "cluster"])
+               .agg(offered=pl.len().cast(pl.Int64),
+                    chosen=(pl.col("offer") == pl.col("taken")).cast(pl.Int64).sum(),
+                    random=pl.col("random").sum()))
+    keys = [*PANEL, "card"]
+    rates = grouped_ratio_table(offered.sort([*keys, "cluster"]), keys, "offered",
+                                {"take_rate": "chosen", "take_rate_random": "random"})
+    outcomes = grouped_ratio_table(taken.sort([*keys, "cluster"]), keys, "taken",
+                                   {"completion_rate": "completed", "mean_points": "points",
+                                    "mean_round": "rounds"})
+    per_piece = grouped_ratio_table(taken.sort([*keys, "cluster"]), keys, "progress",
+                                    {"points_per_piece": "points"})
+    counts = (taken.group_by(keys).agg(pl.col("taken").sum(), pl.col("progress").sum())
+              .join(offered.group_by(keys).agg(pl.col("offered").sum()), on=keys, how="full",
+                    coalesce=True))
+    table = (counts.join(rates.select(*keys, "take_rate", "take_rate_low", "take_rate_high",
+                                      "take_rate_se", "take_rate_clusters",
+                                      "take_rate_random"), on=keys, how="left")
+             .join(outcomes.select(*keys, "completion_rate", "completion_rate_low",
+                                   "completion_rate_high", "completion_rate_se",
+                                   "completion_rate_clusters", "mean_points", "mean_points_low",
+                                   "mean_points_high", "mean_round"), on=keys, how="left")
+             .join(per_piece.select(*keys, "points_per_piece", "points_per_piece_low",
+                                    "points_per_piece_high"), on=keys, how="left"))
+    table = table.with_columns(pl.col("taken").fill_null(0), pl.col("offered").fill_null(0),
+                               pl.col("card").cast(pl.Int64),
+                               pl.col("mean_points_low").clip(lower_bound=0.0))
+    return (_share_intervals(table, {"take_rate": "offered", "completion_rate": "taken"})
+            .rename({"progress": "pieces"}).sort(keys))
 
 
-def _panel_holder_association(panel: pl.DataFrame, cards: CardColumns, confidence: float,
-                              outcomes: tuple[str, ...]) -> dict[int, dict]:
-    """Per card: how much more its holders score (and win), the other cards held, the round
-    each was taken, seat and strategy held fixed. An association, not an effect: who holds a
-    card follows how well the game goes."""
-    rows = panel.height
-    takes = (panel.with_row_index("_row").select("_row", cards.cards, cards.rounds)
-             .explode([cards.cards, cards.rounds]).drop_nulls(cards.cards))
-    counts = takes.group_by(cards.cards).agg(n=pl.len())
-    row_index = takes["_row"].to_numpy().astype(np.int64)
-    card_ids = takes[cards.cards].to_numpy().astype(np.int64)
-    rounds = takes[cards.rounds].to_numpy().astype(float)
-    deals = panel["deal_id"].to_numpy()
-    clusters = int(np.unique(deals).size)
-    modelled = sorted(int(c) for c, n in counts.select(cards.cards, "n").iter_rows()
-                      if n >= MIN_TAKES and np.unique(deals[row_index[card_ids == c]]).size >= 2)
-    if len(modelled) < 2 or clusters < 3:
-        return {}
-    column_of = {card: k for k, card in enumerate(modelled)}
-    held = np.zeros((rows, len(modelled)))
-    keep = np.isin(card_ids, modelled)
-    held[row_index[keep], [column_of[c] for c in card_ids[keep]]] = 1.0
-    offset = np.zeros(rows)
-    np.add.at(offset, row_index[keep], rounds[keep] - rounds[keep].mean())
-    design = np.column_stack([np.ones(rows), held, offset,
-                              _dummies(panel["seat"].to_numpy()),
-                              _dummies(panel["strategy"].to_numpy())])
-    critical = t_critical(clusters, confidence)
-    size = len(modelled)
-    result = {card: {"holders": int(held[:, k].sum()), "clusters": clusters}
-              for k, card in enumerate(modelled)}
-    for name in outcomes:
-        params, covariance = _fit(panel[name].to_numpy().astype(float), design, deals)
-        se = np.sqrt(np.maximum(np.diag(covariance)[1:1 + size], 0.0))
-        for k, card in enumerate(modelled):
-            beta = float(params[1 + k])
-            result[card].update({
-                f"holder_{name}": beta, f"holder_{name}_se": float(se[k]),
-                f"holder_{name}_low": beta - critical * float(se[k]),
-                f"holder_{name}_high": beta + critical * float(se[k])})
-            if name == "score":
-                result[card]["round_slope"] = float(params[1 + size])
-    return result
+def old_draft_descriptives(frame: pl.DataFrame, draft: DraftColumns) -> pl.DataFrame:
+    keys = [*PANEL, "card"]
+    dealt = (frame.filter(pl.col(draft.kept) > 0)
+             .select(*PANEL, pl.col("deal_id").alias("cluster"), draft.kept,
+                     _as_list(frame, draft.dealt).alias("card"))
+             .explode("card").filter(pl.col("card") > 0)
+             .group_by([*keys, "cluster"])
+             .agg(dealt=pl.len().cast(pl.Int64),
+                  kept=(pl.col("card") == pl.col(draft.kept)).cast(pl.Int64).sum())
+             .with_columns(pl.col("card").cast(pl.Int64)).sort([*keys, "cluster"]))
+    table = frame.with_columns(
+        table_score=pl.col("score").cast(pl.Float64).sum().over("game_id"),
+        table_win=pl.col("win").cast(pl.Float64).sum().over("game_id"),
+        table_size=pl.len().over("game_id").cast(pl.Float64))
+    others = pl.col("table_size") - 1.0
+    keepers = table.filter(pl.col(draft.kept) > 0).with_columns(
+        others_score=pl.when(others > 0).then(
+            (pl.col("table_score") - pl.col("score").cast(pl.Float64)) / others),
+        others_win=pl.when(others > 0).then(
+            (pl.col("table_win") - pl.col("win").cast(pl.Float64)) / others))
+    units = (keepers.group_by([*PANEL, pl.col(draft.kept).cast(pl.Int64).alias("card"),
+                               pl.col("deal_id").alias("cluster")])
+             .agg(keeps=pl.len().cast(pl.Int64),
+                  bonus=pl.col(draft.bonus).cast(pl.Int64).sum(),
+                  score=pl.col("score").cast(pl.Int64).sum(),
+                  wins=win_units().sum(),
+                  others_score=pl.col("others_score").sum(),
+                  others_win=pl.col("others_win").sum(),
+                  others=pl.col("others_score").is_not_null().cast(pl.Int64).sum())
+             .with_columns(win=pl.col("wins") / WIN_SCALE,
+                           score_gap=pl.col("score") - pl.col("others_score"),
+                           win_gap=pl.col("wins") / WIN_SCALE - pl.col("others_win"))
+             .sort([*keys, "cluster"]))
+    keep_rate = grouped_ratio_table(dealt, keys, "dealt", {"keep_rate": "kept"})
+    means = grouped_ratio_table(units, keys, "keeps", {"mean_bonus": "bonus",
+                                                       "keeper_score": "score",
+                                                       "keeper_win_rate": "win"})
+    gaps = grouped_ratio_table(units.filter(pl.col("others") > 0), keys, "others",
+                               {"others_score": "others_score", "others_win_rate": "others_win",
+                                "score_gap": "score_gap", "win_gap": "win_gap"})
+    counts = dealt.group_by(keys).agg(pl.col("dealt").sum(), pl.col("kept").sum())
+
+    def interval(name: str) -> list[str]:
+        return [name, f"{name}_low", f"{name}_high"]
+
+    helpers = ["keep_rate_se", "keep_rate_clusters"]
+    table = (counts.join(keep_rate.select(*keys, *interval("keep_rate"), *helpers), on=keys,
+                         how="left")
+             .join(means.select(*keys, *interval("mean_bonus"), *interval("keeper_score"),
+                                *interval("keeper_win_rate"), "keeper_win_rate_se",
+                                "keeper_win_rate_clusters"), on=keys, how="left")
+             .join(units.group_by(keys).agg(pl.col("keeps").sum()), on=keys, how="left")
+             .join(gaps.select(*keys, "others_score", "others_win_rate", *interval("score_gap"),
+                               *interval("win_gap")), on=keys, how="left"))
+    table = _share_intervals(table, {"keep_rate": "dealt", "keeper_win_rate": "keeps"})
+    return table.drop("keeps").with_columns(
+        pl.col("mean_bonus_low").clip(lower_bound=0.0)).sort(keys)
+
+
+def assert_close(old: pl.DataFrame, new: pl.DataFrame, relative: float = 1e-12) -> None:
+    """The same columns, types, rows and integers; floats within ``relative`` (NaN alike)."""
+    assert old.schema == new.schema
+    assert old.height == new.height
+    for name in old.columns:
+        if old.schema[name] == pl.Float64:
+            np.testing.assert_allclose(new[name].to_numpy(), old[name].to_numpy(),
+                                       rtol=relative, atol=0.0, equal_nan=True, err_msg=name)
+        else:
+            assert new[name].equals(old[name], null_equal=True), name
 
 
 # --- the tests -----------------------------------------------------------------------------------
 
-def _rows(design: HoldingDesign) -> pl.DataFrame:
-    return generate_holding_rows(design, CARDS, DRAFT).with_columns(
-        pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64), rules=pl.lit(""))
+@pytest.mark.parametrize("chunk_rows", [7, 1 << 18])
+def test_card_descriptives_in_chunks_equal_the_old_computation(frame, monkeypatch, chunk_rows):
+    # 7 rows cut most deals (9 player-games each) across the reader's batches.
+    monkeypatch.setattr(cards_module, "_DESCRIPTIVE_CHUNK_ROWS", chunk_rows)
+    assert_close(old_card_descriptives(frame, CARDS), card_descriptives(frame.lazy(), CARDS))
 
 
-def _assert_close(new: pl.DataFrame, old: pl.DataFrame, relative: float = 1e-9) -> None:
-    """Equal but for float rounding: the holder association came from statsmodels' pseudo-inverse
-    of the design and now comes from the exact sums of products (normal equations), and the
-    pooled win effect, exactly 0 (a table's win shares sum to 1 and its opening row is shared),
-    was float noise of ~1e-12 before and ~1e-16 now; so floats are compared to the column's
-    largest value."""
-    assert new.columns == old.columns and new.height == old.height
-    for name in old.columns:
-        if old.schema[name] == pl.Float64:
-            left, right = new[name].to_numpy(), old[name].to_numpy()
-            assert np.array_equal(np.isfinite(left), np.isfinite(right)), name
-            finite = np.isfinite(right)
-            scale = max(float(np.abs(right[finite]).max(initial=0.0)), 1e-300)
-            assert np.abs(left[finite] - right[finite]).max(initial=0.0) <= relative * scale, name
-        else:
-            assert new[name].equals(old[name]), name
+@pytest.mark.parametrize("chunk_rows", [7, 1 << 18])
+def test_draft_descriptives_in_chunks_equal_the_old_computation(frame, monkeypatch, chunk_rows):
+    monkeypatch.setattr(cards_module, "_DESCRIPTIVE_CHUNK_ROWS", chunk_rows)
+    old, new = old_draft_descriptives(frame, DRAFT), draft_descriptives(frame.lazy(), DRAFT)
+    # The old sums of the others' win shares added the stored (float32) shares, 1/3 and 1/2 a
+    # little off; the new ones add exact shares (units of 1 / WIN_SCALE), so those columns
+    # agree only to about 1e-8 (the gaps, near 0, relatively less).
+    inexact = [c for c in old.columns if c.startswith(("others_win", "win_gap"))]
+    assert_close(old.drop(inexact), new.drop(inexact))
+    assert_close(old.select(inexact), new.select(inexact), relative=1e-5)
 
 
-@pytest.mark.parametrize("chunk_rows", [1 << 18, 37], ids=["one-chunk", "deals-split"])
-def test_chunked_card_effects_equal_the_computation_over_every_row(monkeypatch, chunk_rows):
-    frame = _rows(DESIGN)
-    # 37 rows: the raw chunks cut deals (8 rows each) apart, which must be put back together.
-    monkeypatch.setattr(cards_module, "_CARD_CHUNK_ROWS", chunk_rows)
-    new = card_effects(frame.lazy(), CARDS)
-    old = old_card_effects(frame, CARDS)
-    assert new.height > 0 and not new["holder_score"].is_null().all()
-    _assert_close(new, old)
-    _assert_close(card_effects(frame, CARDS, outcomes=("score",), subsets=False),
-                  old_card_effects(frame, CARDS, outcomes=("score",), subsets=False))
+def test_the_others_win_share_is_the_exact_mean(frame):
+    # The new number is the exact rational mean rounded once (checked here with fractions).
+    keepers = frame.with_columns(units=win_units()).with_columns(
+        table=pl.col("units").sum().over("game_id"), size=pl.len().over("game_id")).filter(
+        pl.col(DRAFT.kept) == 35)
+    exact = sum((Fraction(int(table - units), int(size - 1) * WIN_SCALE)
+                 for table, units, size in keepers.select("table", "units", "size").iter_rows()),
+                Fraction(0)) / keepers.height
+    new = draft_descriptives(frame.lazy(), DRAFT).filter(pl.col("card") == 35)
+    assert new["others_win_rate"][0] == float(exact)
 
 
-def test_card_effects_without_an_opening_row_give_the_holder_association_alone():
-    frame = _rows(DESIGN).drop(CARDS.opening)
-    _assert_close(card_effects(frame.lazy(), CARDS), old_card_effects(frame, CARDS))
+def test_chunk_sizes_give_the_same_bits(frame, monkeypatch):
+    tables = []
+    for chunk_rows in (5, 64, 1 << 18):
+        monkeypatch.setattr(cards_module, "_DESCRIPTIVE_CHUNK_ROWS", chunk_rows)
+        tables.append((card_descriptives(frame.lazy(), CARDS),
+                       draft_descriptives(frame.lazy(), DRAFT)))
+    for cards, drafts in tables[1:]:
+        assert cards.equals(tables[0][0]) and drafts.equals(tables[0][1])
 
 
-def test_card_effects_never_collect_a_per_row_frame(monkeypatch):
-    frame = _rows(DESIGN)
-    expected = card_effects(frame.lazy(), CARDS)
-    largest = []
-    original = cards_module.summarise_whole_deals
+def test_no_per_row_frame_is_collected(frame, monkeypatch):
+    # A lazy input is never collected whole; each chunk holds at most the chunk's rows and the
+    # last deal's (9 player-games).
+    monkeypatch.setattr(cards_module, "_DESCRIPTIVE_CHUNK_ROWS", 20)
+    monkeypatch.setattr(pl.LazyFrame, "collect", lambda *a, **k: pytest.fail("collected"))
+    heights = []
+    for name in ("_card_units", "_draft_units"):
+        original = getattr(cards_module, name)
 
-    def watched(rows, columns, summarise, chunk_rows=None):
-        def counted(chunk):
-            largest.append(chunk.height)
-            return summarise(chunk)
-        return original(rows, columns, counted, chunk_rows)
+        def recording(chunk, *args, original=original):
+            heights.append(chunk.height)
+            return original(chunk, *args)
 
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("card_effects collected a whole frame")
+        monkeypatch.setattr(cards_module, name, recording)
+    card_descriptives(frame.lazy(), CARDS)
+    draft_descriptives(frame.lazy(), DRAFT)
+    assert heights and max(heights) <= 20 + DESIGN.players * DESIGN.replicates
+    assert sum(heights) == 2 * frame.height
 
-    monkeypatch.setattr(cards_module, "summarise_whole_deals", watched)
-    monkeypatch.setattr(cards_module, "_CARD_CHUNK_ROWS", 64)
-    monkeypatch.setattr(pl.LazyFrame, "collect", refuse)
-    found = card_effects(frame.lazy(), CARDS)
-    monkeypatch.undo()
-    _assert_close(found, expected)
-    # Chunks of about 64 rows plus the rest of a deal (8 rows), never the whole frame.
-    assert largest and max(largest) < 64 + 8 < frame.height
+
+def test_gram_ratio_table_equals_grouped_ratio_table_on_the_cluster_rows():
+    generator = np.random.default_rng(5)
+    units = pl.DataFrame({"group": generator.integers(0, 3, 200),
+                          "cluster": generator.integers(0, 40, 200),
+                          "count": generator.integers(1, 6, 200),
+                          "value": generator.integers(-20, 50, 200)})
+    units = units.group_by(["group", "cluster"]).agg(pl.col("count", "value").sum())
+    old = grouped_ratio_table(units.sort(["group", "cluster"]), ["group"], "count",
+                              {"mean": "value"})
+    halves = [cluster_gram(units.filter(low), ["group"], ["count", "value"])
+              for low in (pl.col("cluster") < 20, pl.col("cluster") >= 20)]
+    new = gram_ratio_table(add_cluster_grams(halves, ["group"]), ["group"], {"count": 1},
+                           {"mean": {"value": 1}})
+    assert_close(old, new)
