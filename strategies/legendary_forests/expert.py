@@ -36,13 +36,14 @@ a tree counts ``decay`` ^ r on top of its pick chance (the first picks go to the
 the later ones are less sure than their count says).
 
 Speed. A decision's work arrays are views of one allocation (``ExpertWork``), built in code
-compiled without reference counting; the unseen tiles that fit a cell are counted from bit sets
-of the unseen tiles (``_fit_bits``); the log-factorials come from a table made once per process
-by the same compiled ``lgamma`` (``LOG_FACTORIALS``); the fill chances, logs of the closing
-factors and points of the zones as they are now are each computed once per decision and looked
-up by every move; the per-decision helpers are pasted into their callers (a call would pass the
-table's arrays one by one). Every floating-point sum is taken in the order of the plain
-computation, so the games are exactly those of the code before
+compiled without reference counting; the unseen tiles that fit a cell are counted from bit sets of
+the unseen tiles per listed side and colour (``_fit_bits``); the log-factorials come from a table
+made once per process by the same compiled ``lgamma`` (``LOG_FACTORIALS``); the fill chances, logs
+of the closing factors and points of the zones as they are now are each computed once per decision
+and looked up by every move; the ranked hope stops at the last rank with a weight; a tree choice
+skips the cells only zones with a tree face; the per-decision helpers are pasted into their callers
+(a call would pass the table's arrays one by one). Every floating-point sum is taken in the order
+of the plain computation, so the games are exactly those of the code before
 (``tests/legendary_forests/test_expert_identity.py``).
 """
 
@@ -111,8 +112,8 @@ GROUP_COLUMNS = 5
 
 # Unseen tiles a word of bits holds: with more, fitting tiles are counted tile by tile.
 BIT_TILES = 64
-# The bit sets of ``_fit_bits``: rotation x side slot x colour.
-FIT_BIT_SETS = 64
+# The bit sets of ``_fit_bits``: listed side x colour.
+FIT_BIT_SETS = 16
 # Below every chance and every log-factorial: not computed yet.
 NOT_YET = -1.0
 
@@ -133,6 +134,11 @@ def _log_factorial_table(size):
 # Read by compiled code as a constant: the same numbers a decision computed before, without an
 # ``lgamma`` call (about 20 ns each, a few dozen a decision early in the game).
 LOG_FACTORIALS = _log_factorial_table(LOG_FACTORIAL_TABLE)
+
+# What every option of a decision shares besides its work arrays (``_decision``): unseen tiles,
+# draws left, zones without a tree (``work.roots[:count_without]``) and the ranks with a weight
+# (``_weighted_ranks``).
+Decision = namedtuple("Decision", ["unseen_count", "turns_left", "count_without", "ranks"])
 
 # Work arrays of one decision, views of three buffers (``_new_buffers``, ``_work``) passed as one
 # argument.
@@ -159,14 +165,22 @@ def _work_sizes(tiles, table, options):
 
 
 @compiled(refcounts=True)
-def _new_buffers(tiles, table, options):
-    """The three buffers of a decision's work arrays (``_work``): float64, int64 and uint64
-    views of one allocation (one instead of one per array)."""
-    floats, integers = _work_sizes(tiles, table, options)
+def _buffers_of(floats, integers):
+    """The three buffers of a decision's work arrays (``_work``) for ``floats`` and
+    ``integers`` slots (``_work_sizes``): float64, int64 and uint64 views of one allocation (one
+    instead of one per array). It takes the sizes, not the tables: a call passes a tuple
+    argument field by field."""
     # Every element is 8 bytes: the int64 and uint64 views reinterpret float64 slots.
     buffer = np.empty(floats + integers + FIT_BIT_SETS, dtype=np.float64)
     return (buffer[:floats], buffer[floats:floats + integers].view(np.int64),
             buffer[floats + integers:].view(np.uint64))
+
+
+@compiled(refcounts=True, always_inline=True)
+def _new_buffers(tiles, table, options):
+    """``_buffers_of`` the sizes of ``_work_sizes``."""
+    floats, integers = _work_sizes(tiles, table, options)
+    return _buffers_of(floats, integers)
 
 
 @compiled(always_inline=True)
@@ -285,20 +299,19 @@ def fitting_tiles(tiles, unseen, unseen_count, mask, colours):
 
 @compiled(always_inline=True)
 def _fit_bits(tiles, unseen, unseen_count, bits):
-    """``bits[(rotation x 4 + slot) x 4 + colour]``: the set of unseen tiles (bit k for
-    ``unseen[k]``) that show ``colour`` in side slot ``slot`` when turned by ``rotation``;
-    built once per decision, so that each cell's fitting tiles are a few word operations
-    (``_fitting_bits``) instead of a pass over the unseen tiles."""
+    """``bits[side x 4 + colour]``: the set of unseen tiles (bit k for ``unseen[k]``) whose
+    listed side ``side`` is ``colour`` (slot ``side`` of the unturned pattern). A tile turned by
+    r shows at slot s its listed side ``shown_side(s, r)``, so these 16 sets answer for every
+    rotation; built once per decision, so that each cell's fitting tiles are a few word
+    operations (``_fitting``) instead of a pass over the unseen tiles."""
     for index in range(FIT_BIT_SETS):
         bits[index] = np.uint64(0)
     for k in range(unseen_count):
         bit = np.uint64(1) << np.uint64(k)
-        tile = unseen[k]
-        for rotation in range(4):
-            pattern = tiles.rotation_pattern[tile, rotation]
-            for slot in range(4):
-                colour = int((pattern >> np.uint8(2 * slot)) & np.uint8(3))
-                bits[(rotation * 4 + slot) * 4 + colour] |= bit
+        pattern = tiles.rotation_pattern[unseen[k], 0]
+        for side in range(4):
+            colour = int((pattern >> np.uint8(2 * side)) & np.uint8(3))
+            bits[side * 4 + colour] |= bit
 
 
 @compiled(always_inline=True)
@@ -334,7 +347,7 @@ def _fitting(tiles, work, unseen_count, mask, colours):
         matching = everyone
         grass_free = everyone
         for slot in range(4):
-            base = (rotation * 4 + slot) * 4
+            base = shown_side(slot, rotation) * 4
             if (mask >> np.uint8(2 * slot)) & np.uint8(3):
                 matching &= bits[base + int((colours >> np.uint8(2 * slot)) & np.uint8(3))]
             else:
@@ -429,7 +442,8 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
     log-product of the closing factors of the cells its open half-runes face (``root_sum``,
     ``root_log``); ``cell_roots[i, :cell_root_count[i]]``: the (root, half-runes) pairs that
     face frontier cell i; ``single_*[c]``: a fresh cell that needs colour c on one side (only
-    when ``placing``: a tree choice borders no cell). Returns (unseen count, light unseen
+    when ``placing``: a tree choice borders no cell, and reads only the zones without a tree,
+    so it skips the cells only zones with a tree face). Returns (unseen count, light unseen
     count)."""
     unseen_count, light_unseen = _unseen(tiles, table, work.unseen)
     if unseen_count <= BIT_TILES:
@@ -463,18 +477,8 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
             work.cell_close[index] = 1.0
             work.cell_log[index] = math.log(1.0)
             continue
-        fitting, sealing = _fitting(tiles, work, unseen_count,
-                                    table.cell_need_mask[player, cell], colours)
-        chance = _fill_chance(chances, fitting, unseen_count, turns_left)
-        work.cell_fill[index] = chance
-        close = _close_factor(chance, _fill_chance(chances, sealing, unseen_count, turns_left),
-                              params)
-        work.cell_close[index] = close
-        log_close = math.log(max(close, 1e-3))
-        work.cell_log[index] = log_close
-        seen0 = -1
-        seen1 = -1
-        seen2 = -1
+        # The zones facing the cell, each with the half-runes it has there.
+        needed = placing
         for direction in range(4):
             other = neighbour_cell(table, cell, direction)
             if table.cell_tile[player, other] == EMPTY:
@@ -483,7 +487,6 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
             if table.cell_side_colour[player, other, back] == GRASS:
                 continue
             root = find_zone(table, player, table.cell_side_node[player, other, back])
-            root_sum[root] += chance
             listed = -1
             for k in range(cell_root_count[index]):
                 if cell_roots[index, k, 0] == root:
@@ -494,16 +497,27 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
                 cell_roots[index, listed, 1] = 0
                 cell_root_count[index] += 1
             cell_roots[index, listed, 1] += 1
-            # One tile fills the cell: the zone's closing needs it once, however many of its
-            # half-runes face it.
-            if root != seen0 and root != seen1 and root != seen2:
-                root_log[root] += log_close
-            if seen0 < 0:
-                seen0 = root
-            elif seen1 < 0:
-                seen1 = root
-            else:
-                seen2 = root
+            if table.zone_trees[player, root] == 0:
+                needed = True
+        if not needed:
+            continue  # a tree choice reads the sums of the zones without a tree only
+        fitting, sealing = _fitting(tiles, work, unseen_count,
+                                    table.cell_need_mask[player, cell], colours)
+        chance = _fill_chance(chances, fitting, unseen_count, turns_left)
+        work.cell_fill[index] = chance
+        close = _close_factor(chance, _fill_chance(chances, sealing, unseen_count, turns_left),
+                              params)
+        work.cell_close[index] = close
+        log_close = math.log(max(close, 1e-3))
+        work.cell_log[index] = log_close
+        for k in range(cell_root_count[index]):
+            root = cell_roots[index, k, 0]
+            # Each half-rune facing the cell adds its fill chance (a zone's sum takes them in
+            # the order of the cells, as one pass over the sides would); one tile fills the
+            # cell, so the zone's closing needs it once however many half-runes face it.
+            for _ in range(cell_roots[index, k, 1]):
+                root_sum[root] += chance
+            root_log[root] += log_close
     return unseen_count, light_unseen
 
 
@@ -609,11 +623,30 @@ def ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights):
     """What zones without a tree are worth with the picks to come: the r-th best of
     ``values[:count]`` (best first) without the entries ``skip[:skip_count]`` (indices into
     ``values``), merged with ``fresh[:fresh_count]`` (best first too), times ``weights[r]``."""
+    return _ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights,
+                        weights.shape[0])
+
+
+@compiled(always_inline=True)
+def _weighted_ranks(weights):
+    """How many of ``weights`` count: all but the trailing zeros (no own pick can reach those
+    ranks)."""
+    ranks = weights.shape[0]
+    while ranks > 0 and weights[ranks - 1] == 0.0:
+        ranks -= 1
+    return ranks
+
+
+@compiled(always_inline=True)
+def _ranked_hope(values, count, fresh, fresh_count, skip, skip_count, weights, ranks):
+    """``ranked_hope`` over the first ``ranks`` weights (``_weighted_ranks``). The ranks left
+    out weigh 0: each would add a zero to the total, which never changes it (the total is
+    never -0: it starts at +0 and an exact cancellation gives +0), so the sum is the same."""
     total = 0.0
     rank = 0
     base = 0
     new = 0
-    while rank < weights.shape[0]:
+    while rank < ranks:
         while base < count:
             left_out = False
             for k in range(skip_count):
@@ -663,11 +696,12 @@ def _top(parent, item):
 
 
 @compiled(always_inline=True)
-def _placement_value(tiles, table, player, tile, cell, rotation, work, unseen_count,
-                     turns_left, params, count_without):
+def _placement_value(tiles, table, player, tile, cell, rotation, work, decision, params):
     """The planet's value if ``tile`` went to ``cell`` with ``rotation``, up to a constant: the
     change of the zones with a tree it touches or whose open cells it borders, plus the ranked
-    hope of every zone without a tree afterwards."""
+    hope of every zone without a tree afterwards (``decision``: the ``Decision``)."""
+    unseen_count = decision.unseen_count
+    turns_left = decision.turns_left
     areas = tiles.area_count[tile]
     items = work.items
     parent = work.parent
@@ -706,17 +740,15 @@ def _placement_value(tiles, table, player, tile, cell, rotation, work, unseen_co
                 fill = work.single_fill[colour]
                 close_log = work.single_log[colour]
             else:
-                # The tiles that can fill ``other`` once this side (grass too) borders it.
-                key = (other_position * 4 + back) * 4 + colour
-                if work.memo_ready[other_position] == 0:
-                    # The cell's memo rows, cleared the first time a move of the decision
-                    # borders it.
-                    work.memo_ready[other_position] = 1
-                    for row in range(other_position * 16, other_position * 16 + 16):
-                        work.memo[row, 0] = -1.0
-                fill = work.memo[key, 0]
-                close_log = work.memo[key, 1]
-                if fill < 0.0:
+                # The tiles that can fill ``other`` once this side (grass too) borders it; the
+                # cell's bit ``side x 4 + colour`` of ``memo_ready`` says its memo row is set.
+                side_colour = back * 4 + colour
+                key = other_position * 16 + side_colour
+                ready = work.memo_ready[other_position]
+                if (ready >> side_colour) & 1:
+                    fill = work.memo[key, 0]
+                    close_log = work.memo[key, 1]
+                else:
                     mask = table.cell_need_mask[player, other] | np.uint8(3 << slot)
                     need = table.cell_need_colours[player, other] | np.uint8(colour << slot)
                     fitting, sealing = _fitting(tiles, work, unseen_count, mask, need)
@@ -727,6 +759,7 @@ def _placement_value(tiles, table, player, tile, cell, rotation, work, unseen_co
                     close_log = math.log(max(close, 1e-3))
                     work.memo[key, 0] = fill
                     work.memo[key, 1] = close_log
+                    work.memo_ready[other_position] = ready | (1 << side_colour)
                 # The zones already facing ``other`` see its chances change: a side that no
                 # unseen tile can match next to theirs kills their half-runes there.
                 change_fill = fill - work.cell_fill[other_position]
@@ -811,8 +844,8 @@ def _placement_value(tiles, table, player, tile, cell, rotation, work, unseen_co
         else:
             work.skip[skip_count] = work.index_of[root]
             skip_count += 1
-    return value + ranked_hope(work.values, count_without, fresh, fresh_count, work.skip,
-                               skip_count, work.weights)
+    return value + _ranked_hope(work.values, decision.count_without, fresh, fresh_count,
+                                work.skip, skip_count, work.weights, decision.ranks)
 
 
 @compiled(always_inline=True)
@@ -840,7 +873,7 @@ def _decision(params, tiles, table, player, sure, placing, work):
     """What every option of a decision shares, into ``work``: the public context, the frontier
     cells' chances and the zones' sums (``_prepare_decision``; ``placing``: a placement
     decision), the rank weights, and the zones without a tree best first (``roots``,
-    ``values``). Returns (unseen count, turns left, zones without a tree)."""
+    ``values``). Returns the ``Decision``."""
     context = work.context
     game_context(tiles, table, sure > 0, context)
     turns_left = int(context[CONTEXT_TURNS_LEFT])
@@ -850,26 +883,24 @@ def _decision(params, tiles, table, player, sure, placing, work):
                        work.log_factorials, work.weights)
     count_without = _zones_without_tree(table, player, work.root_sum, work.root_log, context,
                                         params, work.roots, work.values)
-    return unseen_count, turns_left, count_without
+    return Decision(unseen_count, turns_left, count_without, _weighted_ranks(work.weights))
 
 
 @compiled(always_inline=True)
 def _placement_values_into(params, tiles, table, player, tile, move_cells, move_rotations,
                            move_count, work):
     """``placement_values`` into ``work.moves[:move_count]``."""
-    unseen_count, turns_left, count_without = _decision(params, tiles, table, player,
-                                                        1 if tiles.light[tile] else 0, True,
-                                                        work)
+    decision = _decision(params, tiles, table, player, 1 if tiles.light[tile] else 0, True,
+                         work)
     for node in range(table.node_count[player] + 1):
         work.index_of[node] = -1
-    for k in range(count_without):
+    for k in range(decision.count_without):
         work.index_of[work.roots[k]] = k
     for position in range(table.frontier_count[player]):
         work.memo_ready[position] = 0
     for index in range(move_count):
         work.moves[index] = _placement_value(tiles, table, player, tile, move_cells[index],
-                                             move_rotations[index], work, unseen_count,
-                                             turns_left, params, count_without)
+                                             move_rotations[index], work, decision, params)
 
 
 @compiled
@@ -919,7 +950,8 @@ def _tree_choice(params, tiles, table, player, choice_colours, choice_zones, cho
                  floats, ints, bits):
     """``expert_tree`` on the buffers of ``_new_buffers``."""
     work = _work(tiles, table, choice_count, floats, ints, bits)
-    count_without = _decision(params, tiles, table, player, 0, False, work)[2]
+    decision = _decision(params, tiles, table, player, 0, False, work)
+    count_without = decision.count_without
     demand = work.demand
     opponent_colour_demand(tiles, table, player, work.context, 0.5, 2.0, demand)
     players = table.status[STATUS_PLAYERS]
@@ -937,8 +969,8 @@ def _tree_choice(params, tiles, table, player, choice_colours, choice_zones, cho
                 if work.roots[k] == root:
                     skip[0] = k
                     skip_count = 1
-        work.moves[index] = (gain + ranked_hope(work.values, count_without, work.fresh, 0, skip,
-                                                skip_count, work.weights)
+        work.moves[index] = (gain + _ranked_hope(work.values, count_without, work.fresh, 0, skip,
+                                                 skip_count, work.weights, decision.ranks)
                              + params[P_DENIAL] * demand[colour - 1]
                              / max(1.0, float(table.supply[colour - 1])) / players)
     return pick_best(work.moves, choice_count, rng)
