@@ -541,15 +541,49 @@ def _join_new_tile(tiles, table, player, tile, cell, rotation, scratch):
     for item in range(items):
         scratch[8 + item] = item
     for link in range(link_count):
-        a = scratch[16 + link]
-        b = area_count + scratch[20 + link]
-        while scratch[8 + a] != a:
-            a = scratch[8 + a]
-        while scratch[8 + b] != b:
-            b = scratch[8 + b]
+        a = _preview_root(scratch, scratch[16 + link])
+        b = _preview_root(scratch, area_count + scratch[20 + link])
         if a != b:
             scratch[8 + b] = a
     return root_count, link_count
+
+
+@inlined
+def _preview_root(scratch, item):
+    """The representative of ``item`` in the preview's union-find (``scratch[8:16]``)."""
+    while scratch[8 + item] != item:
+        item = scratch[8 + item]
+    return item
+
+
+@inlined
+def _preview_group(tiles, table, player, tile, scratch, area_count, items, link_count, group):
+    """Totals of the preview group whose representative is ``group``: (colour, full runes,
+    open half-runes, trees), its touching leaf sides already counted as full runes; the colour
+    is GRASS when the group holds no leaf area and no neighbouring zone."""
+    colour = GRASS
+    full_runes = 0
+    open_half_runes = 0
+    trees = 0
+    for item in range(items):
+        if _preview_root(scratch, item) != group:
+            continue
+        if item < area_count:
+            if tiles.area_colour[tile, item] != GRASS:
+                colour = tiles.area_colour[tile, item]
+            open_half_runes += tiles.area_half_runes[tile, item]
+        else:
+            root = scratch[item - area_count]
+            colour = table.node_colour[player, root]
+            full_runes += table.zone_full_runes[player, root]
+            open_half_runes += table.zone_open_half_runes[player, root]
+            trees += table.zone_trees[player, root]
+    if colour != GRASS:
+        for link in range(link_count):
+            if _preview_root(scratch, scratch[16 + link]) == group:
+                full_runes += 1
+                open_half_runes -= 2
+    return colour, full_runes, open_half_runes, trees
 
 
 @compiled(always_inline=True)
@@ -567,40 +601,12 @@ def placement_groups(tiles, table, player, tile, cell, rotation, scratch, groups
     items = area_count + root_count
     group_count = 0
     for group in range(items):
-        top = group
-        while scratch[8 + top] != top:
-            top = scratch[8 + top]
-        if top != group:
+        if _preview_root(scratch, group) != group:
             continue
-        colour = 0
-        full_runes = 0
-        open_half_runes = 0
-        trees = 0
-        for item in range(items):
-            top = item
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top != group:
-                continue
-            if item < area_count:
-                if tiles.area_colour[tile, item] != GRASS:
-                    colour = tiles.area_colour[tile, item]
-                open_half_runes += tiles.area_half_runes[tile, item]
-            else:
-                root = scratch[item - area_count]
-                colour = table.node_colour[player, root]
-                full_runes += table.zone_full_runes[player, root]
-                open_half_runes += table.zone_open_half_runes[player, root]
-                trees += table.zone_trees[player, root]
+        colour, full_runes, open_half_runes, trees = _preview_group(
+            tiles, table, player, tile, scratch, area_count, items, link_count, group)
         if colour == GRASS:
             continue
-        for link in range(link_count):
-            top = scratch[16 + link]
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top == group:
-                full_runes += 1
-                open_half_runes -= 2
         groups[group_count, GROUP_COLOUR] = colour
         groups[group_count, GROUP_FULL_RUNES] = full_runes
         groups[group_count, GROUP_OPEN_HALF_RUNES] = open_half_runes
@@ -631,40 +637,12 @@ def preview_placement(tiles, table, player, tile, cell, rotation, scratch, out):
     new_score = 0
     for group in range(items):
         # Evaluate each group once, at its representative.
-        representative = group
-        while scratch[8 + representative] != representative:
-            representative = scratch[8 + representative]
-        if representative != group:
+        if _preview_root(scratch, group) != group:
             continue
-        full_runes = 0
-        open_half_runes = 0
-        trees = 0
-        leaf = False
-        for item in range(items):
-            top = item
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top != group:
-                continue
-            if item < area_count:
-                if tiles.area_colour[tile, item] != GRASS:
-                    leaf = True
-                open_half_runes += tiles.area_half_runes[tile, item]
-            else:
-                root = scratch[item - area_count]
-                leaf = True
-                full_runes += table.zone_full_runes[player, root]
-                open_half_runes += table.zone_open_half_runes[player, root]
-                trees += table.zone_trees[player, root]
-        if not leaf:
+        colour, full_runes, open_half_runes, trees = _preview_group(
+            tiles, table, player, tile, scratch, area_count, items, link_count, group)
+        if colour == GRASS:
             continue
-        for link in range(link_count):
-            top = scratch[16 + link]
-            while scratch[8 + top] != top:
-                top = scratch[8 + top]
-            if top == group:
-                full_runes += 1
-                open_half_runes -= 2
         new_score += zone_points(full_runes, open_half_runes, trees)
         if open_half_runes == 0:
             zones_closed += 1
