@@ -68,12 +68,13 @@ from sim.stats.batch import Batch
 from sim.stats.clustered import (
     MIN_VERDICT_CLUSTERS,
     WIN_SCALE,
+    add_cluster_grams,
+    cluster_gram,
     covariance_critical,
-    grouped_ratio_table,
+    gram_ratio_table,
     t_critical,
 )
 from sim.stats.intervals import proportion_interval
-from sim.stats.unfolding import add_cluster_grams, cluster_gram, gram_ratio_table
 from sim.stats.units import win_units
 from sim.stats.variance import chunk_panels, summarise_whole_deals
 
@@ -390,12 +391,6 @@ def _within_game(values: np.ndarray, games: np.ndarray) -> np.ndarray:
     return values - (sums / sizes[:, None])[index]
 
 
-def _dummies(values: np.ndarray) -> np.ndarray:
-    """Indicators of every level of ``values`` but the first (sorted)."""
-    levels = np.unique(values)
-    return (values[:, None] == levels[None, 1:]).astype(float)
-
-
 def _membership(lists: pl.Series, ids: np.ndarray) -> np.ndarray:
     """[rows, len(ids)]: 1 where row i's list holds ids[k]."""
     exploded = (pl.DataFrame({"ids": lists}).with_row_index("_row").explode("ids")
@@ -407,27 +402,6 @@ def _membership(lists: pl.Series, ids: np.ndarray) -> np.ndarray:
     matrix = np.zeros((len(lists), ids.size))
     matrix[rows[known], position[known]] = 1.0
     return matrix
-
-
-def _randomised_records(panel: pl.DataFrame, shown: np.ndarray, ids: np.ndarray,
-                        chosen: np.ndarray, controls: list[str], games: bool,
-                        outcomes: tuple[str, ...], confidence: float) -> list[dict]:
-    """The ITT, first stage and per-chosen-card (Fieller) estimates of one subset of rows:
-    ``shown`` [N, K] the randomised indicators of the cards ``ids``, ``chosen`` [N, K] whether
-    the player holds (keeps) each; ``controls`` the columns given fixed effects."""
-    deals = panel["deal_id"].to_numpy()
-    clusters = int(np.unique(deals).size)
-    shown_deals = np.array([np.unique(deals[shown[:, k] > 0]).size for k in range(ids.size)])
-    if clusters < 3 or ids.size < 2:
-        return []
-    control = [_dummies(panel[name].to_numpy()) for name in controls]
-    control_matrix = np.column_stack(control) if control else np.zeros((panel.height, 0))
-    columns = np.column_stack([panel[name].to_numpy().astype(float) for name in outcomes]
-                              + [chosen])
-    fit = randomised_fit(columns, shown, control_matrix, deals,
-                         panel["game_id"].to_numpy() if games else None)
-    return _fit_records(fit, ids, shown.sum(axis=0), chosen.sum(axis=0), shown_deals,
-                        clusters, outcomes, confidence)
 
 
 def _fit_records(fit, ids: np.ndarray, shown: np.ndarray, chosen: np.ndarray,
@@ -578,6 +552,66 @@ def _exact_gram(matrix: np.ndarray) -> np.ndarray:
     return np.rint(matrix.T @ matrix).astype(np.int64)
 
 
+def _rational_floats(integers: np.ndarray, divisor: int) -> np.ndarray:
+    """The float nearest each exact integer of ``integers`` (an object array) over
+    ``divisor``, rounded once."""
+    return np.array([[float(Fraction(int(value), divisor)) for value in row]
+                     for row in integers], dtype=float).reshape(integers.shape)
+
+
+def _summing(keys: np.ndarray):
+    """A sparse [distinct keys, rows] matrix adding the rows of each key (in sorted key
+    order): ``_summing(deals) @ values`` are the per-deal sums."""
+    _, index = np.unique(keys, return_inverse=True)
+    return sparse.csr_matrix((np.ones(index.size), (index, np.arange(index.size))),
+                             shape=(int(index.max()) + 1 if index.size else 0, index.size))
+
+
+def _randomised_maps(totals: np.ndarray, cards: int, seats: int, strategies: int,
+                     controls: list[str], intercept: bool, outcomes: tuple[str, ...]):
+    """(present card positions, design map [raw, p], outcome map [raw, m]) of a randomised
+    fit on the raw columns [shown K, 1, seat S, strategy T, score, win, chosen K], ``totals``
+    their sums over the fit's rows: the shown cards present, effects coded against the last;
+    the intercept (left out under game fixed effects); the ``controls``' levels present but the
+    first; the outcomes, then each present card's chosen column."""
+    size = totals.size
+    present = np.flatnonzero(totals[:cards] > 0)
+    seat_start = cards + 1
+    strategy_start = seat_start + seats
+    score_column = strategy_start + strategies
+    chosen_start = score_column + 2
+    columns = []
+    last = present[-1] if present.size else 0
+    for k in present[:-1]:
+        column = np.zeros(size)
+        column[k], column[last] = 1.0, -1.0
+        columns.append(column)
+    if intercept:
+        column = np.zeros(size)
+        column[cards] = 1.0
+        columns.append(column)
+    for name, start, count in (("seat", seat_start, seats),
+                               ("strategy", strategy_start, strategies)):
+        if name not in controls:
+            continue
+        levels = [start + j for j in range(count) if totals[start + j] > 0]
+        for position in levels[1:]:
+            column = np.zeros(size)
+            column[position] = 1.0
+            columns.append(column)
+    outcome_columns = []
+    for name in outcomes:
+        column = np.zeros(size)
+        column[score_column + (0 if name == "score" else 1)] = 1.0
+        outcome_columns.append(column)
+    for k in present:
+        column = np.zeros(size)
+        column[chosen_start + k] = 1.0
+        outcome_columns.append(column)
+    design = np.column_stack(columns) if columns else np.zeros((size, 0))
+    return present, design, np.column_stack(outcome_columns)
+
+
 def _one_hot(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """[N, len(levels)]: 1 where values[i] == levels[k]."""
     return (values[:, None] == levels[None, :]).astype(float)
@@ -619,6 +653,11 @@ class _Subset:
         self.shown_deals: np.ndarray | None = None
         self.gram: np.ndarray | None = None
         self.sums: list | None = None
+        # The draft effects' pooled fit centres within games (game fixed effects), and keeps
+        # the raw column sums (its gram is of the centred columns) and the keep rates' sums.
+        self.within = False
+        self.totals: np.ndarray | None = None
+        self.keep_sums: np.ndarray | None = None
 
     def add(self, contributions: np.ndarray, outcomes: int) -> None:
         """Add one chunk's per-deal contributions [deals, K, outcomes + K] to the sums."""
@@ -762,45 +801,9 @@ class _PanelCardSums:
     # --- the designs as linear maps of the raw columns ---
 
     def _subset_maps(self, subset: _Subset, outcomes: tuple[str, ...]):
-        """(present card positions, design map [raw, p], outcome map [raw, m], win column)."""
-        cards, seats, strategies = (self.id_array.size, self.seat_levels.size,
-                                    self.strategy_levels.size)
-        gram = subset.gram
-        diagonal = np.diag(gram)
-        present = np.flatnonzero(diagonal[:cards] > 0)
-        seat_start = cards + 1
-        strategy_start = seat_start + seats
-        score_column = strategy_start + strategies
-        held_start = score_column + 2
-        columns = []
-        last = present[-1]
-        for k in present[:-1]:
-            column = np.zeros(gram.shape[0])
-            column[k], column[last] = 1.0, -1.0
-            columns.append(column)
-        intercept = np.zeros(gram.shape[0])
-        intercept[cards] = 1.0
-        columns.append(intercept)
-        for name, start, size in (("seat", seat_start, seats),
-                                  ("strategy", strategy_start, strategies)):
-            if name not in subset.controls:
-                continue
-            levels = [start + j for j in range(size) if diagonal[start + j] > 0]
-            for position in levels[1:]:
-                column = np.zeros(gram.shape[0])
-                column[position] = 1.0
-                columns.append(column)
-        design = np.column_stack(columns)
-        outcome_columns = []
-        for name in outcomes:
-            column = np.zeros(gram.shape[0])
-            column[score_column + (0 if name == "score" else 1)] = 1.0
-            outcome_columns.append(column)
-        for k in present:
-            column = np.zeros(gram.shape[0])
-            column[held_start + k] = 1.0
-            outcome_columns.append(column)
-        return present, design, np.column_stack(outcome_columns)
+        """(present card positions, design map [raw, p], outcome map [raw, m])."""
+        return _randomised_maps(np.diag(subset.gram), self.id_array.size, self.seat_levels.size,
+                                self.strategy_levels.size, subset.controls, True, outcomes)
 
     def _holder_maps(self, outcomes: tuple[str, ...]):
         """(modelled card positions, design map, outcome maps) of the holder association."""
@@ -857,19 +860,21 @@ class _PanelCardSums:
 
     @staticmethod
     def _solve(gram: np.ndarray, design: np.ndarray, outcome_map: np.ndarray,
-               outcomes: tuple[str, ...], coded: int | None):
+               outcomes: tuple[str, ...], coded: int | None, divisor: int = 1):
         """(design map, bread, coefficients, rank) from the raw sums of products: design'
         design and design' outcomes are linear maps of them (exact in integers for the
-        randomised designs, whose maps are integer); the win share's column is in units of
+        randomised designs, whose maps are integer; ``divisor`` times the true sums, as the
+        draft's centred sums are, is divided out after); the win share's column is in units of
         1 / WIN_SCALE and scaled back here."""
         scale = np.ones(outcome_map.shape[1])
         scale[[j for j, name in enumerate(outcomes) if name == "win"]] = 1.0 / WIN_SCALE
         if coded is not None:
             exact = gram.astype(object)
-            xtx = np.array(design.astype(np.int64).T.astype(object) @ exact
-                           @ design.astype(np.int64).astype(object), dtype=float)
-            xty = np.array(design.astype(np.int64).T.astype(object) @ exact
-                           @ outcome_map.astype(np.int64).astype(object), dtype=float) * scale
+            xtx = _rational_floats(design.astype(np.int64).T.astype(object) @ exact
+                                   @ design.astype(np.int64).astype(object), divisor)
+            xty = _rational_floats(design.astype(np.int64).T.astype(object) @ exact
+                                   @ outcome_map.astype(np.int64).astype(object),
+                                   divisor) * scale
         else:
             as_float = gram.astype(float)
             xtx = design.T @ as_float @ design
@@ -1133,83 +1138,272 @@ def draft_effects(frame: pl.DataFrame | pl.LazyFrame, draft: DraftColumns,
     against ``margin`` points, the keep rate when dealt beside a random choice between the cards
     dealt. Rows with a ``strategy``: that strategy alone (no game fixed effects: a strategy may
     sit once per game; no verdict). ``outcomes`` may leave out ``win``; ``subsets`` False
-    leaves out the strategies' rows. ``frame`` may be lazy: only the columns these models read
-    are collected (one row per player-game that kept a card)."""
+    leaves out the strategies' rows. Only whole tables of player-games that kept a card count.
+
+    ``frame`` may be a lazy scan of a batch: it is read three times in chunks of whole deals
+    (the levels and counts; the exact sums of products of the design, within each game for the
+    game fixed effects; the per-deal score contributions), so memory does not grow with the
+    number of games."""
+    rows = frame.lazy()
+    columns = ["game_id", "deal_id", *PANEL, "strategy", "seat", "score", "win", draft.dealt,
+               draft.kept]
+    panels: dict[tuple[int, str], _PanelDraftSums] = {}
+    for step in ("count", "gram", "meat"):
+        # Each chunk is reduced into the panels' sums as it streams: nothing of it is kept.
+        def summarise(chunk: pl.DataFrame, step=step) -> None:
+            for key, panel in _draft_chunk_panels(chunk, draft):
+                sums = panels.setdefault(key, _PanelDraftSums(draft, subsets))
+                getattr(sums, step)(panel)
+        summarise_whole_deals(rows, columns, summarise, _CARD_CHUNK_ROWS)
+        for sums in panels.values():
+            sums.solve(step, outcomes)
     results = []
-    # Only whole tables: the within-game comparison needs every seat of a game.
-    kept = frame.lazy().select(
-        "game_id", "deal_id", *PANEL, "strategy", "seat", "score", "win", draft.dealt,
-        draft.kept).filter(pl.col(draft.kept) > 0).filter(
-        pl.len().over("game_id") == pl.col("players")).collect()
-    for (players, rules), panel in kept.sort("game_id", "seat").group_by(PANEL,
-                                                                       maintain_order=True):
-        for row in _panel_draft_effects(panel, draft, margin, confidence, outcomes, subsets):
-            results.append({"players": int(players), "rules": rules, **row})
+    for (players, rules), panel in sorted(panels.items()):
+        for row in panel.records(margin, confidence, outcomes):
+            results.append({"players": players, "rules": rules, **row})
     return pl.DataFrame(results, schema=DRAFT_SCHEMA).sort(_ORDER, nulls_last=False)
 
 
-def _panel_draft_effects(panel: pl.DataFrame, draft: DraftColumns, margin: float,
-                         confidence: float, outcomes: tuple[str, ...],
-                         subsets: bool) -> list[dict]:
-    panel = panel.with_row_index("_row").with_columns(_as_list(panel, draft.dealt)
-                                                      .alias("_dealt"))
-    dealt_lists = panel["_dealt"].list.eval(pl.element().filter(pl.element() > 0))
-    ids = np.unique(dealt_lists.explode().drop_nulls().to_numpy().astype(np.int64))
-    if ids.size < 2:
-        return []
-    dealt = _membership(dealt_lists, ids)
-    kept = (panel[draft.kept].to_numpy().astype(np.int64)[:, None] == ids[None, :]).astype(float)
-    per_player = float(np.median(dealt.sum(axis=1)))
-    within = panel["players"][0] > 1
-    records = []
-    for strategy, _, subset, controls in _subsets(panel, False, subsets):
-        rows = subset["_row"].to_numpy()
-        present = dealt[rows].sum(axis=0) > 0
-        found = _randomised_records(subset, dealt[np.ix_(rows, present)], ids[present],
-                                    kept[np.ix_(rows, present)], controls,
-                                    within and strategy is None, outcomes, confidence)
-        method = DRAFT_METHOD.format(cards=int(present.sum()))
-        if strategy is not None or not within:
-            method = method.replace("within each game (game fixed effects) ", "")
-        rates = _keep_rates(subset, dealt[rows], kept[rows], ids, confidence, len(found))
-        for record in found:
-            record.update({"strategy": strategy, "seat": None, "margin": margin,
-                           "method": method, "keep_rate_random": 1.0 / per_player,
-                           **rates.get(record["card"], {})})
-            if strategy is None:
-                record["verdict"], record["verdict_reason"] = _verdict(
-                    record, margin, "the deal barely changes who keeps it")
-        records += found
-    return records
+def _draft_chunk_panels(chunk: pl.DataFrame, draft: DraftColumns):
+    """((players, rules), rows) of a chunk of whole deals: the player-games that kept a card, of
+    tables where every seat did (the within-game comparison needs every seat of a game), typed,
+    with the cards dealt as ``_dealt`` (a list), in (game, seat) order."""
+    chunk = (chunk.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                pl.col("strategy").cast(pl.String))
+             .filter(pl.col(draft.kept) > 0)
+             .filter(pl.len().over("game_id") == pl.col("players")))
+    chunk = chunk.with_columns(_as_list(chunk, draft.dealt).list.eval(
+        pl.element().filter(pl.element() > 0)).alias("_dealt"))
+    for players, rules, panel in chunk_panels(chunk):
+        yield (players, rules), panel.sort("game_id", "seat")
 
 
-def _keep_rates(subset: pl.DataFrame, dealt: np.ndarray, kept: np.ndarray, ids: np.ndarray,
-                confidence: float, cards: int) -> dict[int, dict]:
-    """Per card: the share of the times it was dealt that it was kept, with a cluster-robust
-    interval over deals, Bonferroni-widened over the ``cards`` cards so that a strategy's
-    intervals hold together (for ``keep_choice``)."""
-    deals = subset["deal_id"].to_numpy()
-    rows, columns = np.nonzero(dealt)
-    units = (pl.DataFrame({"card": ids[columns], "cluster": deals[rows],
-                           "dealt": np.ones(rows.size, dtype=np.int64),
-                           "kept": kept[rows, columns].astype(np.int64)})
-             .group_by(["card", "cluster"]).agg(pl.col("dealt").sum(), pl.col("kept").sum())
-             .sort(["card", "cluster"]))
-    if units.is_empty():
-        return {}
-    family = 1.0 - (1.0 - confidence) / max(cards, 1)
-    table = grouped_ratio_table(units, ["card"], "dealt", {"keep_rate": "kept"},
-                                confidence=family).join(
-        units.group_by("card").agg(pl.col("dealt").sum()), on="card")
-    # A share: the clustered Wilson interval, inside 0-100% (not a t interval cut there).
-    low, high = proportion_interval(table["keep_rate"].to_numpy(),
-                                    table["keep_rate_se"].to_numpy(),
-                                    table["keep_rate_clusters"].to_numpy(),
-                                    table["dealt"].to_numpy(), family)
-    return {int(card): {"keep_rate": rate, "keep_rate_low": float(lower),
-                        "keep_rate_high": float(upper)}
-            for card, rate, lower, upper in zip(table["card"], table["keep_rate"], low, high,
-                                                strict=True)}
+def _median_of_counts(counts: dict[int, int]) -> float:
+    """``np.median`` of the values that ``counts`` counts (value -> how many), without them."""
+    values = sorted(counts)
+    total = sum(counts.values())
+    ends = np.cumsum([counts[value] for value in values])
+
+    def at(position: int) -> int:  # the value at a 0-based position of the sorted values
+        return values[int(np.searchsorted(ends, position, side="right"))]
+
+    middle = total // 2
+    return float(at(middle)) if total % 2 else (at(middle - 1) + at(middle)) / 2.0
+
+
+class _PanelDraftSums:
+    """The sums of one (players, rules) panel that the draft effects are computed from. The
+    raw columns of a player-game are [dealt K, 1, seat S, strategy T, score, win units, kept K]
+    (the card effects' layout); the pooled fit's game fixed effects centre them within each
+    game, which stays in integers as P X'X - s s' summed over games (P seats, s a game's column
+    sums): P times the centred sums of products."""
+
+    def __init__(self, draft: DraftColumns, split: bool):
+        self.draft, self.split = draft, split
+        self.players = 0
+        self.ids: set[int] = set()
+        self.seats: set[int] = set()
+        self.strategies: set[str] = set()
+        self.dealt_counts: dict[int, int] = {}  # cards dealt to a player-game -> player-games
+        self.subsets: list[_Subset] = []
+        self.solutions: list = []
+
+    # --- pass 1: levels and counts ---
+
+    def count(self, panel: pl.DataFrame) -> None:
+        """Pass 1: the cards dealt, seats, strategies and how many cards each row was dealt."""
+        self.players = int(panel["players"][0])
+        self.ids.update(int(v) for v in panel["_dealt"].explode().drop_nulls().unique())
+        self.seats.update(int(v) for v in panel["seat"].unique())
+        self.strategies.update(str(v) for v in panel["strategy"].unique())
+        for size, rows in panel["_dealt"].list.n_unique().value_counts().iter_rows():
+            self.dealt_counts[int(size)] = self.dealt_counts.get(int(size), 0) + int(rows)
+
+    def _prepare(self) -> None:
+        self.id_array = np.array(sorted(self.ids), dtype=np.int64)
+        self.seat_levels = np.array(sorted(self.seats), dtype=np.int64)
+        self.strategy_levels = np.array(sorted(self.strategies), dtype=str)
+        if self.id_array.size < 2:
+            return
+        self.subsets = [_Subset(None, None, ["seat", "strategy"])]
+        if self.split and self.strategy_levels.size > 1:
+            self.subsets += [_Subset(str(name), None, ["seat"]) for name in self.strategy_levels]
+        for subset in self.subsets:
+            # Game fixed effects for the pooled rows only (a strategy may sit once per game).
+            subset.within = subset.strategy is None and self.players > 1
+
+    def _matrix(self, panel: pl.DataFrame, exact_sums: bool) -> np.ndarray:
+        """The raw columns of the panel's rows: for the exact sums of products the win in
+        units of 1 / WIN_SCALE, otherwise its share (the exact one: a stored share of 1/3 is a
+        float32's 0.33333334)."""
+        units = panel.select(win_units())["win"].to_numpy().astype(float)
+        return np.column_stack([
+            _membership(panel["_dealt"], self.id_array), np.ones(panel.height),
+            _one_hot(panel["seat"].to_numpy(), self.seat_levels),
+            _one_hot(panel["strategy"].to_numpy().astype(str), self.strategy_levels),
+            panel["score"].to_numpy().astype(float),
+            units if exact_sums else units / WIN_SCALE,
+            _one_hot(panel[self.draft.kept].to_numpy().astype(np.int64), self.id_array)])
+
+    # --- pass 2: exact sums of products ---
+
+    def gram(self, panel: pl.DataFrame) -> None:
+        """Pass 2: per subset, the exact integer sums of products of the raw columns (centred
+        within games, times P, for the game fixed effects), the column sums, the deals each card
+        was dealt in and the per-deal keep counts' sums (for the keep rates)."""
+        if not hasattr(self, "id_array"):
+            self._prepare()
+        if not self.subsets:
+            return
+        matrix = self._matrix(panel, exact_sums=True)
+        deals = panel["deal_id"].to_numpy()
+        games = panel["game_id"].to_numpy()
+        cards = self.id_array.size
+        for subset in self.subsets:
+            keep = subset.mask(panel)
+            if not keep.any():
+                continue
+            values = matrix[keep]
+            gram = _exact_gram(values)
+            if subset.within:
+                game_sums = _summing(games[keep]) @ values
+                gram = self.players * gram - _exact_gram(game_sums)
+            totals = np.rint(values.sum(axis=0)).astype(np.int64)
+            deal_sums = _summing(deals[keep]) @ values
+            dealt_per_deal = np.rint(deal_sums[:, :cards]).astype(np.int64)
+            # Keeps counted where the card was dealt (a deal's keep rate is of its deals).
+            kept_per_deal = np.rint(_summing(deals[keep]) @ (values[:, :cards]
+                                                             * values[:, -cards:])
+                                    ).astype(np.int64)
+            keep_sums = np.stack([(dealt_per_deal > 0).sum(axis=0), dealt_per_deal.sum(axis=0),
+                                  kept_per_deal.sum(axis=0),
+                                  (dealt_per_deal * dealt_per_deal).sum(axis=0),
+                                  (dealt_per_deal * kept_per_deal).sum(axis=0),
+                                  (kept_per_deal * kept_per_deal).sum(axis=0)])
+            if subset.gram is None:
+                subset.gram, subset.totals, subset.keep_sums = gram, totals, keep_sums
+            else:
+                subset.gram = subset.gram + gram
+                subset.totals = subset.totals + totals
+                subset.keep_sums = subset.keep_sums + keep_sums
+            subset.rows += int(keep.sum())
+            subset.clusters += int(np.unique(deals[keep]).size)
+
+    def _maps(self, subset: _Subset, outcomes: tuple[str, ...]):
+        return _randomised_maps(subset.totals, self.id_array.size, self.seat_levels.size,
+                                self.strategy_levels.size, subset.controls,
+                                not subset.within, outcomes)
+
+    def solve(self, step: str, outcomes: tuple[str, ...]) -> None:
+        """After pass 2, the coefficients of each subset's fit (None where none can be made)."""
+        if step != "gram":
+            return
+        self._outcomes = outcomes
+        self.solutions = []
+        for subset in self.subsets:
+            if subset.gram is None or subset.clusters < 3:
+                self.solutions.append(None)
+                continue
+            present, design, outcome_map = self._maps(subset, outcomes)
+            if present.size < 2:
+                self.solutions.append(None)
+                continue
+            divisor = self.players if subset.within else 1
+            self.solutions.append(_PanelCardSums._solve(subset.gram, design, outcome_map,
+                                                        outcomes, present.size - 1, divisor))
+
+    # --- pass 3: the per-deal score contributions ---
+
+    def meat(self, panel: pl.DataFrame) -> None:
+        """Pass 3: the per-deal contributions of each fit, reduced to their sums of products."""
+        if not any(solution is not None for solution in self.solutions):
+            return
+        matrix = self._matrix(panel, exact_sums=False)
+        deals = panel["deal_id"].to_numpy()
+        games = panel["game_id"].to_numpy()
+        for subset, solution in zip(self.subsets, self.solutions, strict=True):
+            keep = subset.mask(panel)
+            if solution is None or not keep.any():
+                continue
+            design_map, bread, coefficients, _, _ = solution
+            present, _, outcome_map = self._maps(subset, self._outcomes)
+            values = matrix[keep]
+            design, observed = values @ design_map, values @ outcome_map
+            if subset.within:
+                design = _within_game(design, games[keep])
+                observed = _within_game(observed, games[keep])
+            cards = present.size
+            residuals = observed - design @ coefficients
+            expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
+            weights = design @ bread[:, :cards - 1] @ expand.T
+            summing = _summing(deals[keep])
+            contributions = np.stack([summing @ (weights * residuals[:, [j]])
+                                      for j in range(observed.shape[1])], axis=2)
+            subset.add(contributions, len(self._outcomes))
+
+    # --- the table ---
+
+    def records(self, margin: float, confidence: float,
+                outcomes: tuple[str, ...]) -> list[dict]:
+        """The rows of ``draft_effects`` for this panel."""
+        if not self.dealt_counts:
+            return []
+        random_rate = 1.0 / _median_of_counts(self.dealt_counts)
+        cards = self.id_array.size
+        kept_start = cards + 1 + self.seat_levels.size + self.strategy_levels.size + 2
+        results = []
+        for subset, solution in zip(self.subsets, self.solutions, strict=True):
+            if solution is None or subset.sums is None:
+                continue
+            present, _, _ = self._maps(subset, outcomes)
+            _, _, coefficients, rank, _ = solution
+            size = present.size
+            expand = np.vstack([np.eye(size - 1), -np.ones((1, size - 1))])
+            groups, rows = subset.clusters, subset.rows
+            factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
+                else np.nan
+            fit = _SummedFit(expand @ coefficients[:size - 1], *subset.sums, float(factor),
+                             groups)
+            found = _fit_records(fit, self.id_array[present], subset.totals[present],
+                                 subset.totals[kept_start + present],
+                                 subset.keep_sums[0][present], groups, outcomes, confidence)
+            method = DRAFT_METHOD.format(cards=int(size))
+            if not subset.within:
+                method = method.replace("within each game (game fixed effects) ", "")
+            rates = self._keep_rates(subset, confidence, len(found))
+            for record in found:
+                record.update({"strategy": subset.strategy, "seat": None, "margin": margin,
+                               "method": method, "keep_rate_random": random_rate,
+                               **rates.get(record["card"], {})})
+                if subset.strategy is None:
+                    record["verdict"], record["verdict_reason"] = _verdict(
+                        record, margin, "the deal barely changes who keeps it")
+            results += found
+        return results
+
+    def _keep_rates(self, subset: _Subset, confidence: float, cards: int) -> dict[int, dict]:
+        """Per card dealt in the subset: the share of the times it was dealt that it was kept,
+        with a cluster-robust interval over deals, Bonferroni-widened over the ``cards`` cards
+        so that a strategy's intervals hold together (for ``keep_choice``)."""
+        dealt = np.flatnonzero(subset.keep_sums[1] > 0)
+        if not dealt.size:
+            return {}
+        clusters, count, kept, count_count, count_kept, kept_kept = subset.keep_sums[:, dealt]
+        sums = pl.DataFrame({"card": self.id_array[dealt], "clusters": clusters, "dealt": count,
+                             "kept": kept, "dealt*dealt": count_count, "dealt*kept": count_kept,
+                             "kept*kept": kept_kept})
+        family = 1.0 - (1.0 - confidence) / max(cards, 1)
+        table = gram_ratio_table(sums, ["card"], {"dealt": 1}, {"keep_rate": {"kept": 1}},
+                                 family).join(sums.select("card", "dealt"), on="card")
+        # A share: the clustered Wilson interval, inside 0-100% (not a t interval cut there).
+        low, high = proportion_interval(table["keep_rate"].to_numpy(),
+                                        table["keep_rate_se"].to_numpy(),
+                                        table["keep_rate_clusters"].to_numpy(),
+                                        table["dealt"].to_numpy(), family)
+        return {int(card): {"keep_rate": rate, "keep_rate_low": float(lower),
+                            "keep_rate_high": float(upper)}
+                for card, rate, lower, upper in zip(table["card"], table["keep_rate"], low,
+                                                    high, strict=True)}
 
 
 def keep_choice(effects: pl.DataFrame, tolerance: float = KEEP_TOLERANCE) -> pl.DataFrame:

@@ -41,7 +41,9 @@ Below ``MIN_VERDICT_CLUSTERS`` clusters a report gives no verdict at all and say
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -399,3 +401,86 @@ def grouped_ratio_table(units: pl.DataFrame, by: list[str], count: str,
             f"{prefix}_clusters": pl.Series(clusters.astype(np.int64)),
         })
     return keys.with_columns(**columns)
+
+
+# --- ratio means from exact sums over clusters ----------------------------------------------------
+# A section that reads its rows in chunks of whole deals forms, per chunk, one row per (group,
+# cluster) of integer components and keeps only their sums and the sums of their products per
+# group (``cluster_gram``, added over the chunks by ``add_cluster_grams``). A ratio mean whose
+# count and value are fixed rational combinations of the components then has its cluster-robust
+# interval from those sums alone, exactly (``gram_ratio_table``): the numbers of
+# ``grouped_ratio_table`` on the per-cluster rows, without holding them.
+
+Combination = Mapping[str, Fraction | int]
+
+
+def _product(first: str, second: str) -> str:
+    return f"{first}*{second}"
+
+
+def cluster_gram(units: pl.DataFrame, keys: list[str], components: list[str]) -> pl.DataFrame:
+    """Per group of ``keys`` of ``units`` (one row per group and cluster, every cluster whole):
+    ``clusters`` (its rows), the sum of each integer component and of each product of two,
+    as exact Int64 sums."""
+    values = {name: pl.col(name).cast(pl.Int64) for name in components}
+    return units.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("clusters"),
+        *[values[name].sum().alias(name) for name in components],
+        *[(values[first] * values[second]).sum().alias(_product(first, second))
+          for k, first in enumerate(components) for second in components[k:]])
+
+
+def add_cluster_grams(parts: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
+    """The ``cluster_gram`` sums of several chunks added per group (a group's clusters fall in
+    one chunk or several; each cluster in one)."""
+    parts = [part for part in parts if part.height]
+    if not parts:
+        return pl.DataFrame()
+    return pl.concat(parts, how="diagonal").group_by(keys).agg(pl.all().fill_null(0).sum())
+
+
+def gram_ratio_table(sums: pl.DataFrame, keys: list[str], count: Combination,
+                     values: Mapping[str, Combination],
+                     confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """``grouped_ratio_table`` from ``add_cluster_grams`` sums: per group of ``keys`` the ratio
+    mean of each value over the count (both rational combinations of the components, e.g.
+    ``{"wins": Fraction(1, WIN_SCALE)}``) with its cluster-robust t interval, columns
+    ``{prefix}``, ``_se``, ``_low``, ``_high`` and ``_clusters``, sorted by ``keys``. Every sum is
+    exact; each number is rounded once."""
+    # Imported here: sim.stats.variance imports this module.
+    from sim.stats.variance import exact_ratio_intervals
+
+    sums = sums.sort(keys, nulls_last=True)
+    rows = sums.to_dicts()
+
+    def linear(row: dict, weights: Combination) -> Fraction:
+        return sum((Fraction(w) * row[name] for name, w in weights.items()), Fraction(0))
+
+    def bilinear(row: dict, left: Combination, right: Combination) -> Fraction:
+        total = Fraction(0)
+        for a, u in left.items():
+            for b, v in right.items():
+                total += Fraction(u) * Fraction(v) * row.get(_product(a, b),
+                                                             row.get(_product(b, a)))
+        return total
+
+    clusters = [row["clusters"] for row in rows]
+    x = [linear(row, count) for row in rows]
+    xx = [bilinear(row, count, count) for row in rows]
+    columns = {}
+    for prefix, weights in values.items():
+        y = [linear(row, weights) for row in rows]
+        found = exact_ratio_intervals(clusters, x, y, xx,
+                                      [bilinear(row, count, weights) for row in rows],
+                                      [bilinear(row, weights, weights) for row in rows],
+                                      confidence)
+        # A group that counts nothing: the float division's inf or NaN, as before.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where([value == 0 for value in x],
+                            np.array([float(value) for value in y]) / 0.0, found["mean"])
+        columns.update({prefix: pl.Series(mean, dtype=pl.Float64),
+                        f"{prefix}_se": pl.Series(found["se"], dtype=pl.Float64),
+                        f"{prefix}_low": pl.Series(found["low"], dtype=pl.Float64),
+                        f"{prefix}_high": pl.Series(found["high"], dtype=pl.Float64),
+                        f"{prefix}_clusters": pl.Series(clusters, dtype=pl.Int64)})
+    return sums.select(keys).with_columns(**columns)

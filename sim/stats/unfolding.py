@@ -43,10 +43,16 @@ import numpy as np
 import polars as pl
 
 from sim.games.columns import TRACE_COLUMN
-from sim.stats.clustered import CONFIDENCE, grouped_ratio_table
+from sim.stats.clustered import (
+    WIN_SCALE,
+    add_cluster_grams,
+    cluster_gram,
+    gram_ratio_table,
+    grouped_ratio_table,
+)
 from sim.stats.intervals import proportion_interval
-from sim.stats.units import exact_sd
-from sim.stats.variance import exact_ratio_intervals
+from sim.stats.units import exact_sd, win_units
+from sim.stats.variance import chunk_panels, summarise_whole_deals
 
 PANEL = ["players", "rules"]
 NO_LEADER = -1
@@ -59,86 +65,6 @@ PAST_END = -2
 DEFICIT_BINS = ((0, 1, "0 (leading or tied)"), (1, 3, "1-2"), (3, 6, "3-5"), (6, 11, "6-10"),
                 (11, 21, "11-20"), (21, 41, "21-40"), (41, 10**9, "41 or more"))
 MAX_CHANGES_SHOWN = 5  # lead changes of this many or more are counted together
-
-
-# --- ratio means from exact sums over clusters ----------------------------------------------------
-# A section that reads its rows in chunks of whole deals forms, per chunk, one row per (group,
-# cluster) of integer components and keeps only their sums and the sums of their products per
-# group (``cluster_gram``, added over the chunks by ``add_cluster_grams``). A ratio mean whose
-# count and value are fixed rational combinations of the components then has its cluster-robust
-# interval from those sums alone, exactly (``gram_ratio_table``): the numbers of
-# ``grouped_ratio_table`` on the per-cluster rows, without holding them.
-
-Combination = Mapping[str, Fraction | int]
-
-
-def _product(first: str, second: str) -> str:
-    return f"{first}*{second}"
-
-
-def cluster_gram(units: pl.DataFrame, keys: list[str], components: list[str]) -> pl.DataFrame:
-    """Per group of ``keys`` of ``units`` (one row per group and cluster, every cluster whole):
-    ``clusters`` (its rows), the sum of each integer component and of each product of two,
-    as exact Int64 sums."""
-    values = {name: pl.col(name).cast(pl.Int64) for name in components}
-    return units.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("clusters"),
-        *[values[name].sum().alias(name) for name in components],
-        *[(values[first] * values[second]).sum().alias(_product(first, second))
-          for k, first in enumerate(components) for second in components[k:]])
-
-
-def add_cluster_grams(parts: list[pl.DataFrame], keys: list[str]) -> pl.DataFrame:
-    """The ``cluster_gram`` sums of several chunks added per group (a group's clusters fall in
-    one chunk or several; each cluster in one)."""
-    parts = [part for part in parts if part.height]
-    if not parts:
-        return pl.DataFrame()
-    return pl.concat(parts, how="diagonal").group_by(keys).agg(pl.all().fill_null(0).sum())
-
-
-def gram_ratio_table(sums: pl.DataFrame, keys: list[str], count: Combination,
-                     values: Mapping[str, Combination],
-                     confidence: float = CONFIDENCE) -> pl.DataFrame:
-    """``grouped_ratio_table`` from ``add_cluster_grams`` sums: per group of ``keys`` the ratio
-    mean of each value over the count (both rational combinations of the components, e.g.
-    ``{"wins": Fraction(1, WIN_SCALE)}``) with its cluster-robust t interval, columns
-    ``{prefix}``, ``_se``, ``_low``, ``_high`` and ``_clusters``, sorted by ``keys``. Every sum is
-    exact; each number is rounded once."""
-    sums = sums.sort(keys, nulls_last=True)
-    rows = sums.to_dicts()
-
-    def linear(row: dict, weights: Combination) -> Fraction:
-        return sum((Fraction(w) * row[name] for name, w in weights.items()), Fraction(0))
-
-    def bilinear(row: dict, left: Combination, right: Combination) -> Fraction:
-        total = Fraction(0)
-        for a, u in left.items():
-            for b, v in right.items():
-                total += Fraction(u) * Fraction(v) * row.get(_product(a, b),
-                                                             row.get(_product(b, a)))
-        return total
-
-    clusters = [row["clusters"] for row in rows]
-    x = [linear(row, count) for row in rows]
-    xx = [bilinear(row, count, count) for row in rows]
-    columns = {}
-    for prefix, weights in values.items():
-        y = [linear(row, weights) for row in rows]
-        found = exact_ratio_intervals(clusters, x, y, xx,
-                                      [bilinear(row, count, weights) for row in rows],
-                                      [bilinear(row, weights, weights) for row in rows],
-                                      confidence)
-        # A group that counts nothing: the float division's inf or NaN, as before.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where([value == 0 for value in x],
-                            np.array([float(value) for value in y]) / 0.0, found["mean"])
-        columns.update({prefix: pl.Series(mean, dtype=pl.Float64),
-                        f"{prefix}_se": pl.Series(found["se"], dtype=pl.Float64),
-                        f"{prefix}_low": pl.Series(found["low"], dtype=pl.Float64),
-                        f"{prefix}_high": pl.Series(found["high"], dtype=pl.Float64),
-                        f"{prefix}_clusters": pl.Series(clusters, dtype=pl.Int64)})
-    return sums.select(keys).with_columns(**columns)
 
 
 # --- the definitions, on arrays ------------------------------------------------------------------
@@ -209,12 +135,22 @@ def deficit_bin(deficits: np.ndarray) -> np.ndarray:
 
 # --- from the rows store -------------------------------------------------------------------------
 
-def read_trace_rows(batch) -> pl.DataFrame | None:
-    """The rows the unfolding statistics need, or None for a batch without the score trace."""
+def scan_trace_rows(batch) -> pl.LazyFrame | None:
+    """A lazy scan of the rows the unfolding statistics need (``unfolding_tables`` streams it
+    in chunks of whole deals), or None for a batch without the score trace."""
     if not batch.is_rows or not batch.has_columns(TRACE_COLUMN):
         return None
-    frame = batch.scan(["game_id", "deal_id", "players", "rules", "seat", "strategy", "win",
-                        "rank", TRACE_COLUMN]).collect()
+    return batch.scan(["game_id", "deal_id", "players", "rules", "seat", "strategy", "win",
+                       "rank", TRACE_COLUMN])
+
+
+def read_trace_rows(batch) -> pl.DataFrame | None:
+    """The rows the unfolding statistics need, read whole and in (game, seat) order, or None
+    for a batch without the score trace."""
+    rows = scan_trace_rows(batch)
+    if rows is None:
+        return None
+    frame = rows.collect()
     return (frame.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
             .sort(["game_id", "seat"]))
 
@@ -261,9 +197,7 @@ def shown_lengths(lengths: np.ndarray) -> list[int]:
     """The game lengths the per-step table shows: those of at least ``LENGTH_SHARE_SHOWN`` of
     the games, commonest first (ties: the shorter), at most ``LENGTHS_SHOWN``."""
     values, counts = np.unique(np.asarray(lengths), return_counts=True)
-    order = sorted(range(values.size), key=lambda k: (-counts[k], values[k]))
-    return [int(values[k]) for k in order
-            if counts[k] >= LENGTH_SHARE_SHOWN * lengths.size][:LENGTHS_SHOWN]
+    return _shown_lengths(dict(zip(values.tolist(), counts.tolist(), strict=True)))
 
 
 def _intervals(units: pl.DataFrame, keys: list[str], count: str, values: dict[str, str],
@@ -284,29 +218,308 @@ def _intervals(units: pl.DataFrame, keys: list[str], count: str, values: dict[st
     return table
 
 
-def _cell_sums(frame: pl.DataFrame, keys: list[str], columns: list[str],
-               constants: dict) -> pl.DataFrame:
-    """Per distinct integer ``keys`` (sorted): the sums of ``columns``, reduced in numpy in the
-    frame's row order (a polars group-by may add floats in any order, and a report must be
-    byte-reproducible), with the ``constants`` (players, rules) as columns."""
-    codes, index = np.unique(np.column_stack([frame[k].to_numpy().astype(np.int64)
-                                              for k in keys]), axis=0, return_inverse=True)
-    index = index.ravel()
-    sums = {name: np.bincount(index, weights=frame[name].to_numpy().astype(float),
-                              minlength=codes.shape[0]) for name in columns}
-    return pl.DataFrame({**{k: codes[:, j] for j, k in enumerate(keys)}, **sums}).with_columns(
-        **{k: pl.lit(v) for k, v in constants.items()})
-
-
-def _strategy_codes(panel: pl.DataFrame, games: int, players: int) -> np.ndarray:
-    """int[G, P]: each seat's strategy as a code (0 everywhere without a strategy column)."""
+def _strategy_names(panel: pl.DataFrame) -> np.ndarray:
+    """Each row's strategy as a string ("" everywhere without a strategy column)."""
     if "strategy" not in panel.columns:
-        return np.zeros((games, players), dtype=np.int64)
-    _, codes = np.unique(panel["strategy"].to_numpy().astype(str), return_inverse=True)
-    return codes.reshape(games, players)
+        return np.full(panel.height, "", dtype=object)
+    return panel["strategy"].cast(pl.String).fill_null("").to_numpy().astype(str)
 
 
-def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
+def _trace_chunk_panels(chunk: pl.DataFrame):
+    """((players, rules), rows) of each panel of two or more seats in a chunk of whole deals,
+    typed and in (game, seat) order."""
+    chunk = chunk.with_columns(pl.col("players").cast(pl.Int64), pl.col("seat").cast(pl.Int64))
+    for players, rules, panel in chunk_panels(chunk):
+        if players >= 2:
+            yield (players, rules), panel.sort(["game_id", "seat"])
+
+
+def _per_deal(index: np.ndarray, deals: int, values: np.ndarray) -> np.ndarray:
+    """int64[deals]: the integer ``values`` added per deal (``index`` each value's deal)."""
+    return np.rint(np.bincount(index, weights=np.asarray(values, dtype=float),
+                               minlength=deals)).astype(np.int64)
+
+
+def _cell_name(cell: int) -> str:
+    return f"cell_{cell}"
+
+
+def _decisive_name(length: int) -> str:
+    return f"decisive_{length}"
+
+
+class _PanelUnfolding:
+    """One (players, rules) panel's unfolding statistics as exact integer sums. Pass 1 counts
+    the win units and player-games of each (strategy, seat) cell (the expected win rates) and
+    the games of each length (the lengths shown); pass 2 reduces each chunk's games to per-deal
+    integer pieces (counts, win units, how many of the seats counted sit in each cell, for the
+    expected rates; decisive steps per length, for the decisive share) and keeps their
+    ``cluster_gram`` sums, so that every mean is a ratio of rational combinations of them."""
+
+    def __init__(self, players: int):
+        self.players = players
+        self.cells: dict[tuple[str, int], list[int]] = {}  # -> [win units, player-games]
+        self.length_counts: dict[int, int] = {}
+        self.parts: dict[str, list[pl.DataFrame]] = {"games": [], "half": [], "single": [],
+                                                     "leader": [], "comeback": []}
+        self.change_counts: dict[int, int] = {}
+        self.decisive_counts: dict[tuple[int, int], int] = {}  # (length, step) -> games
+
+    # --- pass 1 ---
+
+    def count(self, panel: pl.DataFrame) -> None:
+        """Pass 1: win units and player-games per (strategy, seat); games per length."""
+        players = self.players
+        names = _strategy_names(panel)
+        strategies, codes = np.unique(names, return_inverse=True)
+        cells = codes.reshape(-1, players) * players + np.arange(players)[None, :]
+        units = panel.select(win_units())["win"].to_numpy().astype(float)
+        wins = np.rint(np.bincount(cells.ravel(), weights=units)).astype(np.int64)
+        sizes = np.bincount(cells.ravel())
+        for cell in np.flatnonzero(sizes):
+            key = (str(strategies[cell // players]), int(cell % players))
+            total = self.cells.setdefault(key, [0, 0])
+            total[0] += int(wins[cell])
+            total[1] += int(sizes[cell])
+        lengths = panel["_length"].to_numpy().reshape(-1, players)[:, 0]
+        for length, games in zip(*np.unique(lengths, return_counts=True), strict=True):
+            self.length_counts[int(length)] = self.length_counts.get(int(length), 0) + int(games)
+
+    def prepare(self) -> None:
+        """Between the passes: the cells' codes and expected win rates, the lengths shown."""
+        names = sorted({name for name, _ in self.cells})
+        self.strategy_codes = {name: code for code, name in enumerate(names)}
+        self.expected = {code * self.players + seat: Fraction(wins, games * WIN_SCALE)
+                         for (name, seat), (wins, games) in self.cells.items()
+                         for code in [self.strategy_codes[name]]}
+        self.cell_names = [_cell_name(cell) for cell in sorted(self.expected)]
+        self.lengths = sorted(self.length_counts)
+        self.games = sum(self.length_counts.values())
+        self.shown = _shown_lengths(self.length_counts)
+
+    def _expected(self, sign: int = 1) -> dict[str, Fraction]:
+        """The weights of the expected win rate on the cell counts (times ``sign``)."""
+        return {_cell_name(cell): sign * rate for cell, rate in sorted(self.expected.items())}
+
+    # --- pass 2 ---
+
+    def add(self, panel: pl.DataFrame) -> None:
+        """Pass 2: one chunk's games of the panel reduced to per-deal integer sums."""
+        players = self.players
+        trace, lengths, _, winners, deals = panel_arrays(panel)
+        games = lengths.size
+        rows = np.arange(games)
+        units = panel.select(win_units())["win"].to_numpy().astype(np.int64).reshape(games,
+                                                                                    players)
+        codes = np.array([self.strategy_codes[name] for name in _strategy_names(panel)],
+                         dtype=np.int64).reshape(games, players)
+        cells = codes * players + np.arange(players)[None, :]
+        deal_ids, deal_index = np.unique(deals, return_inverse=True)
+        count = deal_ids.size
+        rules = panel["rules"][0]
+
+        def deal_frame(columns: dict[str, np.ndarray]) -> pl.DataFrame:
+            """One row per deal of the chunk (deals that count nothing included)."""
+            return pl.DataFrame({"cluster": deal_ids, **columns}).with_columns(
+                players=pl.lit(players, dtype=pl.Int64), rules=pl.lit(rules, dtype=pl.String))
+
+        def cell_counts(index: np.ndarray, cell: np.ndarray, size: int,
+                        keep: np.ndarray) -> dict[str, np.ndarray]:
+            """Per ``index`` group: how many of the kept entries sit in each cell."""
+            found = {}
+            for name, code in zip(self.cell_names, sorted(self.expected), strict=True):
+                found[name] = _per_deal(index, size, keep & (cell == code))
+            return found
+
+        changes = lead_changes(trace, lengths)
+        decisive = decisive_steps(trace, lengths, winners)
+        leaders = sole_leaders(trace, lengths)
+        half_leader = leaders[rows, halfway_steps(lengths) - 1]
+        half_led = half_leader >= 0
+        half_seat = np.maximum(half_leader, 0)
+        single = winners >= 0
+        self.parts["games"].append(cluster_gram(deal_frame({
+            "games": _per_deal(deal_index, count, np.ones(games)),
+            "changes": _per_deal(deal_index, count, changes),
+            "no_change": _per_deal(deal_index, count, changes == 0)}),
+            PANEL, ["games", "changes", "no_change"]))
+        self.parts["half"].append(cluster_gram(deal_frame({
+            "half_led": _per_deal(deal_index, count, half_led),
+            "half_win": _per_deal(deal_index, count,
+                                  np.where(half_led, units[rows, half_seat], 0)),
+            **cell_counts(deal_index, cells[rows, half_seat], count, half_led)}),
+            PANEL, ["half_led", "half_win", *self.cell_names]))
+        self.parts["single"].append(cluster_gram(deal_frame({
+            "single": _per_deal(deal_index, count, single),
+            "decisive": _per_deal(deal_index, count, np.where(single, decisive, 0)),
+            **{_decisive_name(length): _per_deal(deal_index, count,
+                                                 np.where(single & (lengths == length),
+                                                          decisive, 0))
+               for length in self.lengths}}),
+            PANEL, ["single", "decisive", *[_decisive_name(n) for n in self.lengths]]))
+
+        # Per step before the last of each shown length: the sole leader's win and cell.
+        step_number = np.arange(1, leaders.shape[1] + 1)[None, :]
+        before_end = (step_number < lengths[:, None]) & np.isin(lengths, self.shown)[:, None]
+        game, step = np.nonzero(before_end)
+        if game.size:
+            led = leaders[game, step] >= 0
+            seat = np.maximum(leaders[game, step], 0)
+            keys = np.column_stack([lengths[game], step + 1, deal_index[game]])
+            groups, index = np.unique(keys, axis=0, return_inverse=True)
+            index = index.ravel()
+            by_step = pl.DataFrame({
+                "length": groups[:, 0].astype(np.int64), "step": groups[:, 1].astype(np.int64),
+                "cluster": deal_ids[groups[:, 2]],
+                "led": _per_deal(index, groups.shape[0], led),
+                "win": _per_deal(index, groups.shape[0], np.where(led, units[game, seat], 0)),
+                **cell_counts(index, cells[game, seat], groups.shape[0], led)})
+            # A step's table counts the deals whose games had a sole leader then.
+            self.parts["leader"].append(cluster_gram(by_step.filter(pl.col("led") > 0),
+                                                     ["length", "step"],
+                                                     ["led", "win", *self.cell_names]))
+
+        deficit = np.rint(halfway_deficits(trace, lengths)).astype(np.int64)
+        bins = deficit_bin(deficit).ravel()
+        seat_deals = np.repeat(deal_index, players)
+        groups, index = np.unique(np.column_stack([bins, seat_deals]), axis=0,
+                                  return_inverse=True)
+        index = index.ravel()
+        everyone = np.ones(bins.size, dtype=bool)
+        by_seat = pl.DataFrame({
+            "bin": groups[:, 0].astype(np.int64), "cluster": deal_ids[groups[:, 1]],
+            "count": _per_deal(index, groups.shape[0], everyone),
+            "win": _per_deal(index, groups.shape[0], units.ravel()),
+            "deficit": _per_deal(index, groups.shape[0], deficit.ravel()),
+            **cell_counts(index, cells.ravel(), groups.shape[0], everyone)})
+        self.parts["comeback"].append(cluster_gram(by_seat, ["bin"],
+                                                   ["count", "win", "deficit",
+                                                    *self.cell_names]))
+
+        for value, games_with in zip(*np.unique(np.minimum(changes, MAX_CHANGES_SHOWN),
+                                                return_counts=True), strict=True):
+            self.change_counts[int(value)] = self.change_counts.get(int(value), 0) \
+                + int(games_with)
+        pairs, games_with = np.unique(np.column_stack([lengths[single], decisive[single]]),
+                                      axis=0, return_counts=True)
+        for (length, step), number in zip(pairs.tolist(), games_with.tolist(), strict=True):
+            key = (int(length), int(step))
+            self.decisive_counts[key] = self.decisive_counts.get(key, 0) + int(number)
+
+    # --- the tables ---
+
+    def tables(self, rules: str) -> dict[str, pl.DataFrame | dict]:
+        """This panel's summary row and its parts of the other tables."""
+        players, games = self.players, self.games
+        key = {"players": players, "rules": rules}
+        win = {"half_win": Fraction(1, WIN_SCALE)}
+        row = dict(key, games=games,
+                   steps_mean=sum(n * c for n, c in self.length_counts.items()) / games,
+                   steps_min=min(self.lengths), steps_max=max(self.lengths))
+        for part, count, values, rates in (
+                ("games", "games", {"lead_changes": {"changes": 1},
+                                    "no_lead_change": {"no_change": 1}}, ("no_lead_change",)),
+                ("half", "half_led", {"halfway_leader_win_rate": win,
+                                      "halfway_leader_expected": self._expected(),
+                                      "halfway_information": {**win, **self._expected(-1)}},
+                 ("halfway_leader_win_rate",)),
+                ("single", "single", {"decisive_step": {"decisive": 1}, "decisive_share": {
+                    _decisive_name(n): Fraction(1, max(n, 1)) for n in self.lengths}}, ())):
+            sums = add_cluster_grams(self.parts[part], PANEL)
+            if sums.is_empty() or sums[count].sum() == 0:
+                continue
+            intervals = _gram_intervals(sums, PANEL, count, values, rates).row(0, named=True)
+            for name in values:
+                row.update({name: intervals[name], f"{name}_low": intervals[f"{name}_low"],
+                            f"{name}_high": intervals[f"{name}_high"]})
+
+        values = np.array(self.lengths, dtype=np.int64)
+        frequency = np.array([self.length_counts[n] for n in self.lengths], dtype=np.int64)
+        lengths = pl.DataFrame({
+            **{k: [v] * values.size for k, v in key.items()}, "length": values,
+            "games": frequency, "share": frequency / games,
+            "shown": np.isin(values, self.shown)})
+
+        # The leader and comeback tables carry players as Int32 (as they always have).
+        typed = {"players": pl.lit(players, dtype=pl.Int32), "rules": pl.lit(rules)}
+        leader = None
+        sums = add_cluster_grams(self.parts["leader"], ["length", "step"])
+        if not sums.is_empty():
+            win_units_step = {"win": Fraction(1, WIN_SCALE)}
+            table = _gram_intervals(sums, ["length", "step"], "led", {
+                "leader_win_rate": win_units_step, "expected_win_rate": self._expected(),
+                "information": {**win_units_step, **self._expected(-1)}},
+                ("leader_win_rate",))
+            of_length = pl.DataFrame({"length": values, "length_games": frequency})
+            leader = (table.with_columns(games_led=sums.sort(["length", "step"])["led"])
+                      .join(of_length, on="length")
+                      .drop("expected_win_rate_low", "expected_win_rate_high")
+                      .with_columns(**typed).select("players", "rules", pl.exclude(PANEL))
+                      .sort(["length", "step"]))
+
+        sums = add_cluster_grams(self.parts["comeback"], ["bin"])
+        table = _gram_intervals(sums, ["bin"], "count", {
+            "win_rate": {"win": Fraction(1, WIN_SCALE)}, "expected_win_rate": self._expected(),
+            "mean_deficit": {"deficit": 1}}, ("win_rate",))
+        comeback = (table.with_columns(player_games=sums.sort("bin")["count"], deficit=pl.col(
+            "bin").replace_strict({k: label for k, (_, _, label) in enumerate(DEFICIT_BINS)},
+                                  return_dtype=pl.String))
+            .with_columns(**typed).select("players", "rules", pl.exclude(PANEL)).sort("bin"))
+
+        change_values = np.array(sorted(self.change_counts), dtype=np.int64)
+        change_frequency = np.array([self.change_counts[n] for n in change_values],
+                                    dtype=np.int64)
+        changes = pl.DataFrame({**{k: [v] * change_values.size for k, v in key.items()},
+                                "lead_changes": change_values, "games": change_frequency,
+                                "share": change_frequency / games})
+        decided = []
+        for length in sorted(self.shown):
+            counts = {step: n for (size, step), n in self.decisive_counts.items()
+                      if size == length}
+            chosen = sum(counts.values())
+            if not chosen or length < 2:
+                continue
+            steps_before = np.arange(1, length)
+            by_then = np.array([sum(n for step, n in counts.items() if step <= before)
+                                for before in steps_before])
+            decided.append(pl.DataFrame({
+                **{k: [v] * steps_before.size for k, v in key.items()},
+                "length": np.full(steps_before.size, length, dtype=np.int64),
+                "games": np.full(steps_before.size, chosen, dtype=np.int64),
+                "step": steps_before.astype(np.int64), "share_decided": by_then / chosen}))
+        return {"summary": row, "lengths": lengths, "leader": leader, "comeback": comeback,
+                "changes": changes, "decided": decided}
+
+
+def _shown_lengths(counts: Mapping[int, int]) -> list[int]:
+    """``shown_lengths`` from the number of games of each length."""
+    total = sum(counts.values())
+    order = sorted(counts, key=lambda length: (-counts[length], length))
+    return [int(length) for length in order
+            if counts[length] >= LENGTH_SHARE_SHOWN * total][:LENGTHS_SHOWN]
+
+
+def _gram_intervals(sums: pl.DataFrame, keys: list[str], count: str,
+                    values: Mapping[str, Mapping[str, Fraction | int]],
+                    rates: tuple[str, ...] = ()) -> pl.DataFrame:
+    """``_intervals`` from ``add_cluster_grams`` sums: ratio means of rational combinations of
+    the components over ``count`` per group of ``keys``; the names in ``rates`` (proportions)
+    get clustered Wilson intervals."""
+    table = gram_ratio_table(sums, keys, {count: 1}, values)
+    counts = sums.sort(keys, nulls_last=True)[count].to_numpy()
+    for name in rates:
+        low, high = proportion_interval(table[name].to_numpy(), table[f"{name}_se"].to_numpy(),
+                                        table[f"{name}_clusters"].to_numpy(), counts)
+        table = table.with_columns(pl.Series(f"{name}_low", low), pl.Series(f"{name}_high", high))
+    return table
+
+
+# Rows per chunk of the unfolding tables: a chunk's traces are padded into arrays of games x
+# steps x seats, a few of them at once; 2^16 player-games keep them to tens of MB.
+_TRACE_CHUNK_ROWS = 1 << 16
+
+
+def unfolding_tables(frame: pl.DataFrame | pl.LazyFrame) -> dict[str, pl.DataFrame]:
     """The unfolding statistics of every (players, rules) panel with two or more seats:
 
     - ``summary``: games, lengths, mean lead changes, share of games without one, the halfway
@@ -320,125 +533,41 @@ def unfolding_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
     - ``changes``: the share of games with 0, 1, ... lead changes;
     - ``decided``: per shown length and step before the last, the share of games (with a
       single winner) decided by then.
+
+    ``frame`` (every game whole) may be a lazy scan of a batch (``scan_trace_rows``): it is
+    read twice in chunks of whole deals (the expected win rates and lengths; the per-deal
+    integer sums), so memory does not grow with the number of games. Win shares are summed
+    exactly (units of 1 / WIN_SCALE) and the expected rates are exact fractions.
     """
+    rows = frame.lazy()
+    names = rows.collect_schema().names()
+    columns = ["game_id", "deal_id", "players", "rules", "seat", "win", "rank",
+               *(["strategy"] if "strategy" in names else [])]
+    panels: dict[tuple[int, str], _PanelUnfolding] = {}
+
+    def count(chunk: pl.DataFrame) -> None:
+        for key, panel in _trace_chunk_panels(chunk):
+            panels.setdefault(key, _PanelUnfolding(key[0])).count(panel)
+
+    def add(chunk: pl.DataFrame) -> None:
+        for key, panel in _trace_chunk_panels(chunk):
+            panels[key].add(panel)
+
+    summarise_whole_deals(rows.with_columns(pl.col(TRACE_COLUMN).list.len().alias("_length")),
+                          [*columns, "_length"], count, _TRACE_CHUNK_ROWS)
+    for panel in panels.values():
+        panel.prepare()
+    summarise_whole_deals(rows, [*columns, TRACE_COLUMN], add, _TRACE_CHUNK_ROWS)
     summary, lengths_table, leader, comeback, changes, decided = [], [], [], [], [], []
-    for (players, rules), panel in frame.group_by(PANEL, maintain_order=True):
-        if players < 2:
-            continue
-        trace, lengths, wins, winners, deals = panel_arrays(panel)
-        games = lengths.size
-        expected = expected_win_rates(wins, _strategy_codes(panel, games, int(players)))
-        key = {"players": int(players), "rules": rules}
-        counts = lead_changes(trace, lengths)
-        decisive = decisive_steps(trace, lengths, winners)
-        leaders = sole_leaders(trace, lengths)
-        half = halfway_steps(lengths) - 1
-        half_leader = leaders[np.arange(games), half]
-        half_led = half_leader >= 0
-        half_seat = np.maximum(half_leader, 0)
-        half_win = np.where(half_led, wins[np.arange(games), half_seat], 0.0)
-        half_expected = np.where(half_led, expected[np.arange(games), half_seat], 0.0)
-        single = winners >= 0
-        per_game = pl.DataFrame({
-            "cluster": deals, "games": np.ones(games), "changes": counts.astype(float),
-            "no_change": (counts == 0).astype(float),
-            "half_led": half_led.astype(float), "half_win": half_win,
-            "half_expected": half_expected, "half_information": half_win - half_expected,
-            "single": single.astype(float),
-            "decisive": np.where(single, decisive, 0).astype(float),
-            "decisive_share": np.where(single, decisive / np.maximum(lengths, 1), 0.0),
-        })
-        row = dict(key, games=games, steps_mean=float(lengths.mean()),
-                   steps_min=int(lengths.min()), steps_max=int(lengths.max()))
-        for count, values, rates in (
-                ("games", {"lead_changes": "changes", "no_lead_change": "no_change"},
-                 ("no_lead_change",)),
-                ("half_led", {"halfway_leader_win_rate": "half_win",
-                              "halfway_leader_expected": "half_expected",
-                              "halfway_information": "half_information"},
-                 ("halfway_leader_win_rate",)),
-                ("single", {"decisive_step": "decisive", "decisive_share": "decisive_share"},
-                 ())):
-            units = _cell_sums(per_game, ["cluster"], [count, *values.values()], key)
-            if units[count].sum() == 0:
-                continue
-            intervals = _intervals(units, PANEL, count, values, rates).row(0, named=True)
-            for name in values:
-                row.update({name: intervals[name], f"{name}_low": intervals[f"{name}_low"],
-                            f"{name}_high": intervals[f"{name}_high"]})
-        summary.append(row)
-
-        shown = shown_lengths(lengths)
-        values, frequency = np.unique(lengths, return_counts=True)
-        lengths_table.append(pl.DataFrame({
-            **{k: [v] * values.size for k, v in key.items()},
-            "length": values.astype(np.int64), "games": frequency.astype(np.int64),
-            "share": frequency / games, "shown": np.isin(values, shown)}))
-
-        # Per step before the last of each shown length: the leader's win against expectation.
-        steps = leaders.shape[1]
-        step_number = np.arange(1, steps + 1)[None, :]
-        before_end = (step_number < lengths[:, None]) & np.isin(lengths, shown)[:, None]
-        seat = np.maximum(leaders, 0)
-        led = leaders >= 0
-        win = np.where(led, np.take_along_axis(wins, seat, axis=1), 0.0)
-        seat_expected = np.where(led, np.take_along_axis(expected, seat, axis=1), 0.0)
-        cells = np.nonzero(before_end)
-        by_step = pl.DataFrame({
-            "cluster": deals[cells[0]], "length": lengths[cells[0]].astype(np.int64),
-            "step": (cells[1] + 1).astype(np.int64), "led": led[cells].astype(float),
-            "win": win[cells], "expected": seat_expected[cells],
-            "information": win[cells] - seat_expected[cells]})
-        if by_step.height:
-            units = _cell_sums(by_step, ["length", "step", "cluster"],
-                               ["led", "win", "expected", "information"], key)
-            led_units = units.filter(pl.col("led") > 0)
-            if led_units.height:
-                table = _intervals(led_units, [*PANEL, "length", "step"], "led",
-                                   {"leader_win_rate": "win", "expected_win_rate": "expected",
-                                    "information": "information"}, ("leader_win_rate",))
-                totals = units.group_by(["length", "step"]).agg(
-                    games_led=pl.col("led").sum().cast(pl.Int64))
-                of_length = pl.DataFrame({"length": values.astype(np.int64),
-                                          "length_games": frequency.astype(np.int64)})
-                leader.append(table.join(totals, on=["length", "step"])
-                              .join(of_length, on="length")
-                              .drop("expected_win_rate_low", "expected_win_rate_high")
-                              .sort(["length", "step"]))
-
-        deficit = halfway_deficits(trace, lengths)
-        bins = deficit_bin(deficit).ravel()
-        by_seat = pl.DataFrame({"cluster": np.repeat(deals, players), "bin": bins,
-                                "count": np.ones(bins.size), "win": wins.ravel(),
-                                "expected": expected.ravel(), "deficit": deficit.ravel()})
-        units = _cell_sums(by_seat, ["bin", "cluster"], ["count", "win", "expected", "deficit"],
-                           key)
-        table = _intervals(units, [*PANEL, "bin"], "count",
-                           {"win_rate": "win", "expected_win_rate": "expected",
-                            "mean_deficit": "deficit"}, ("win_rate",))
-        sizes = units.group_by("bin").agg(player_games=pl.col("count").sum().cast(pl.Int64))
-        comeback.append(table.join(sizes, on="bin").with_columns(
-            deficit=pl.col("bin").replace_strict(
-                {k: label for k, (_, _, label) in enumerate(DEFICIT_BINS)},
-                return_dtype=pl.String)).sort("bin"))
-
-        capped = np.minimum(counts, MAX_CHANGES_SHOWN)
-        change_values, change_frequency = np.unique(capped, return_counts=True)
-        changes.append(pl.DataFrame({**{k: [v] * change_values.size for k, v in key.items()},
-                                     "lead_changes": change_values.astype(np.int64),
-                                     "games": change_frequency.astype(np.int64),
-                                     "share": change_frequency / games}))
-        for length in sorted(shown):
-            chosen = single & (lengths == length)
-            if not chosen.any() or length < 2:
-                continue
-            steps_before = np.arange(1, length)
-            share = (decisive[chosen][None, :] <= steps_before[:, None]).mean(axis=1)
-            decided.append(pl.DataFrame({
-                **{k: [v] * steps_before.size for k, v in key.items()},
-                "length": np.full(steps_before.size, length, dtype=np.int64),
-                "games": np.full(steps_before.size, int(chosen.sum()), dtype=np.int64),
-                "step": steps_before.astype(np.int64), "share_decided": share}))
+    for (_, rules), panel in panels.items():
+        found = panel.tables(rules)
+        summary.append(found["summary"])
+        lengths_table.append(found["lengths"])
+        if found["leader"] is not None:
+            leader.append(found["leader"])
+        comeback.append(found["comeback"])
+        changes.append(found["changes"])
+        decided += found["decided"]
 
     def joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
         return pl.concat(parts, how="diagonal") if parts else pl.DataFrame()
