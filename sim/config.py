@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sim.errors import InputError, did_you_mean
-from sim.files import is_control_character, read_user_toml
+from sim.files import escape_control_characters, is_control_character, read_user_toml
 from sim.games.base import Game, StrategySpec
 from sim.games.registry import default_game, games, get_game
 from sim.seating import (
@@ -26,6 +27,7 @@ from sim.seating import (
 from sim.strategy_spec import (
     loadable_text,
     parse_strategy,
+    split_parameters_file,
     split_strategy_text,
     strategy_file,
 )
@@ -200,6 +202,17 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str,
     else:
         resolved = None
     files = {written: resolved} if written is not None and resolved is not None else {}
+    if runs_code(text, game.strategies()):
+        # Nothing of it is imported yet: its code runs only once every other option has been
+        # checked (``load_lineup_code``), which also checks its settings against its class.
+        if strategy_files is not None:
+            strategy_files.update(files)
+        if resolved is not None:
+            beside = base_dir is not None and Path(resolved).parent == base_dir.resolve()
+            note_strategy_origin(resolved, "beside the config" if beside else
+                                 "allowed by --allow-code" if base_dir is not None else
+                                 "named on the command line")
+        return _unloaded_label(text, written, f"{source}: field '{where}'", base_dir)
     # A parameters file (`planner@tuned.toml`) named by a config is read from the config's
     # folder; the label spells its values out, so the batch does not depend on the file.
     spec = parse_strategy(loadable_text(text, files), game.strategies(),
@@ -212,32 +225,143 @@ def _strategy_label(entry: Any, game: Game, source: str, where: str,
     return StrategySpec(f"{written}:{spec.name.rpartition(':')[2]}", spec.parameters).label()
 
 
+def runs_code(text: str, registry: Any) -> bool:
+    """True when strategy ``text`` (a spec or a label) names a ``module:Class`` or
+    ``file.py:Class``, whose code runs when it is loaded; False for a built-in or drop-in name
+    (whatever its settings), which ``registry`` knows without running user code."""
+    name, _ = split_strategy_text(text)
+    return ":" in name and text.strip().partition(":")[0] not in registry
+
+
+def _unloaded_label(text: str, written: str | None, where: str, base_dir: Path | None) -> str:
+    """The label of a code strategy (``module:Class[:settings]``, ``file.py:Class@params.toml``)
+    without importing it: its settings (and a parameters file's values, read from ``base_dir``)
+    spelled out as ``parse_strategy`` would, a strategy file as written. Whether the class has
+    those parameters, and their ranges, is checked when it is loaded (``load_lineup_code``)."""
+    name, file, settings = split_parameters_file(text)
+    values: dict[str, float] = {}
+    if file is not None:
+        path = Path(file)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        try:
+            table = read_user_toml(path, "parameters file").get("parameters", {})
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
+        if not isinstance(table, dict):
+            raise InputError(f"{where}: parameters file '{path}': field 'parameters': expected "
+                             f"a table of name = number")
+        for key, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(f"{where}: strategy '{name}': parameter '{key}' must be a "
+                                 f"number, got {value!r}")
+            values[key] = float(value)
+    else:
+        name, settings = split_strategy_text(text)
+    for item in filter(None, (part.strip() for part in settings.split(","))):
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise InputError(f"{where}: strategy '{text}': expected key=value, got '{item}'")
+        try:
+            values[key.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"{where}: strategy '{name}': parameter '{key.strip()}' must be a "
+                             f"number, got '{value}'") from None
+    if written is not None:
+        name = f"{written}:{name.rpartition(':')[2]}"
+    return StrategySpec(name, values).label()
+
+
+# Where the strategy files named by configs and manifests come from (resolved path -> a few
+# words), for the note said before one runs (``load_lineup_code``).
+_ORIGINS: dict[str, str] = {}
+
+
+def note_strategy_origin(path: str | Path, origin: str) -> None:
+    """Record where strategy file ``path`` comes from ("beside the config", "the batch's own
+    copy"), to be said with it before it runs."""
+    _ORIGINS[str(Path(path).resolve())] = origin
+
+
+# Lines already said by this process (``say_once``): a sweep loads the same strategy file and
+# data folder for every point, and a resume loads them again.
+_SAID: set[str] = set()
+
+
+def say_once(line: str) -> None:
+    """Print ``line`` on stderr (control characters escaped), once per process."""
+    if line not in _SAID:
+        _SAID.add(line)
+        print(escape_control_characters(line), file=sys.stderr, flush=True)
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` for a message: relative to the current directory when it is below it, else
+    absolute."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
+
+
+def load_lineup_code(config: BatchConfig, where: str = "config") -> None:
+    """Load the strategies of ``config.lineup`` that run code (``module:Class``,
+    ``file.py:Class``) and check their settings against their classes; a problem is a one-line
+    InputError naming ``where`` and the lineup entry. Before a strategy file is first imported
+    one line on stderr says which file runs (once per file and process).
+
+    Commands call this only once every other option and field is checked, so nothing of a
+    config's code runs before a mistake elsewhere is reported."""
+    registry = get_game(config.game).strategies()
+    loaded: set[str] = set()
+    for index, label in enumerate(config.lineup):
+        if label in loaded or not runs_code(label, registry):
+            continue
+        loaded.add(label)
+        text = config.loadable(label)
+        file = strategy_file(text)
+        if file is not None and Path(file).is_file():
+            origin = _ORIGINS.get(str(Path(file).resolve()))
+            say_once(f"note: running strategy code from {shown_path(file)}"
+                     f"{f' ({origin})' if origin else ''}; it runs with your permissions")
+        parse_strategy(text, registry, f"{where}[{index}]")
+
+
 def read_toml(path: str | Path, what: str = "config file") -> dict[str, Any]:
     """A TOML file (a config, by default a ``what``) as a dict, or a one-line InputError."""
     return read_user_toml(path, what)
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None,
-                allow_code: bool = False) -> BatchConfig:
+                allow_code: bool = False, load_code: bool = True) -> BatchConfig:
     """Read ``path`` (or start from defaults when None), apply ``overrides`` (CLI options, same
     field names; ``rules`` merges) and validate everything. ``allow_code`` (only ever from the
-    command line) lets the file name strategy modules and files outside its folder."""
+    command line) lets the file name strategy modules and files outside its folder. With
+    ``load_code`` False the lineup's strategy code is not loaded yet: the caller checks the
+    rest of its options first, then calls ``load_lineup_code``."""
     if path is None:
-        return config_from_document({}, "options", Path.cwd(), None, overrides)
+        return config_from_document({}, "options", Path.cwd(), None, overrides,
+                                    load_code=load_code)
     document = read_toml(path)
     if "output" in document and (overrides or {}).get("output") is None:
         _check_type(document["output"], str, str(path), "output")
         check_relative_output(document["output"], f"{path}: field 'output'")
     return config_from_document(document, str(path), Path(path).parent, Path(path).stem,
-                                overrides, allow_code=allow_code)
+                                overrides, allow_code=allow_code, load_code=load_code)
 
 
 def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                          default_name: str | None, overrides: dict[str, Any] | None = None,
                          tags: dict[str, Any] | None = None,
-                         allow_code: bool = False) -> BatchConfig:
+                         allow_code: bool = False, load_code: bool = True) -> BatchConfig:
     """Validate a parsed config ``document`` (from ``source``; relative data paths are taken
-    from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns."""
+    from ``base_dir``) with ``overrides`` applied. ``tags`` become constant result columns.
+    Strategy code (``load_lineup_code``) is loaded last, once every other field is checked, or
+    not at all with ``load_code`` False.
+
+    A data folder contributes only the files the game declares (``Game.data_files_in``): each
+    checked (a regular file within the size limit), any other entry ignored with one note."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     data_keys = data_fields()
     known = set(FIELDS) | data_keys
@@ -278,6 +402,15 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
                              f"(its data field is '{data_key}')")
     if data_file is not None and not Path(data_file).exists():
         raise InputError(f"{source}: field '{data_key}': file not found: {data_file}")
+    if data_file is not None:
+        # Checked before the game reads anything: a fifo would block it, /proc leak the
+        # machine's state into the batch's copy.
+        data_where = f"--{data_key}" if data_override is not None else \
+            f"{source}: field '{data_key}'"
+        declared = game.data_files_in(data_file, data_where)
+        if declared.ignored:
+            say_once(f"note: {data_file}: ignoring {', '.join(declared.ignored)} (not "
+                     f"{game.title} data files: neither read nor copied into the batch)")
     data = game.load_data(data_file)
 
     if "strategies" in merged and "pool" in merged:
@@ -374,13 +507,16 @@ def config_from_document(document: dict[str, Any], source: str, base_dir: Path,
         check_name(name, f"{source}: field 'name'")
     output = _check_type(merged.get("output", f"runs/{name}"), str, source, "output")
     check_output_path(output, "--out" if "output" in overrides else f"{source}: field 'output'")
-    return BatchConfig(
+    config = BatchConfig(
         name=name, game=game.name, players=players, lineup=labels, rotate=rotate, games=games,
         deals=deals, replicates_per_deal=replicates, seed=seed, shard_size=shard_size,
         output=output, store=store, rules=rules, data_file=data_file,
         data_digest=game.data_digest(data), tags=dict(tags or {}),
         strategy_files=strategy_files, trace=trace, pool_design=pool_design,
     )
+    if load_code:
+        load_lineup_code(config, f"{source}: field '{'pool' if rotate else 'strategies'}'")
+    return config
 
 
 # A batch, sweep or field name is a folder name and is printed in reports and messages: this

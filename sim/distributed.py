@@ -17,6 +17,7 @@ Results never depend on the backend: a chunk is a pure function of its seeds, an
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -68,6 +69,23 @@ def _check_reachable(scheduler: str) -> None:
                          f"({reason})") from None
 
 
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread over the block: the threads and processes a LocalCluster
+    starts in it inherit the mask and keep it, so a Ctrl-C, which a terminal sends to the whole
+    process group, does not reach its workers (each printed its own traceback); the command
+    decides and stops them on its way out. SIGTERM still ends them, and this process still
+    takes the Ctrl-C (``sim.signals`` keeps a thread open to it)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _client_key(workers: int, scheduler: str | None) -> tuple:
     """What makes two requests for a client the same: the scheduler address, or for a local
     cluster its number of workers."""
@@ -101,10 +119,11 @@ def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
             raise InputError(f"--workers: must be at least 1, got {workers}")
         # Only the workers' errors reach the terminal: on Ctrl-C every worker otherwise warns
         # about the chunk it was playing when it was stopped.
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None,
-                               silence_logs=logging.ERROR)
-        client = Client(cluster)
+        with _sigint_blocked():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
     token = _OPEN_CLIENT.set((key, client))
     try:
         yield client

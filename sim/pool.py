@@ -19,7 +19,7 @@ import os
 import signal
 from typing import Any
 
-from sim.signals import stop_signals_held
+from sim.signals import end_on_stop_signals, on_stop, stop_signals_held
 
 # The commands that play batches on the local backend, and their options read here.
 BATCH_COMMANDS = ("run", "sweep")
@@ -28,13 +28,17 @@ HELP_OPTIONS = ("--help", "-h")
 
 def start_worker() -> None:
     """Worker initializer. A worker started while the parent held SIGINT and SIGTERM back
-    inherits the mask; it takes them as usual. And loky's leak check is off: it restarts a
+    inherits the mask. It ignores SIGINT (a Ctrl-C reaches the whole process group, and the
+    parent decides: it stops its workers on the way out; a worker interrupted in its task
+    printed a traceback) and is ended by SIGTERM. And loky's leak check is off: it restarts a
     worker whose memory grew 300 MB after its first task, which compiling or loading kernels
     does (a first run printed loky's warning and paid the worker's start again); without
     that check loky runs a full garbage collection after the first task that ends a second
     after the last one (about 75 ms: a worker holds numba's whole type system), which cost a
     worker playing 0.8 s shards 4% of its time. A worker's memory is bounded by the shard
     size."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     from joblib.externals.loky import process_executor
@@ -72,9 +76,16 @@ def start_pool(processes: int, game_name: str | None = None):
     Its helper threads in this process and its processes start with SIGINT and SIGTERM held
     back (the processes take them again in ``start_worker``). Idle processes end after five
     minutes."""
+    from multiprocessing import resource_tracker
+
     from joblib.externals.loky import ProcessPoolExecutor
 
     executor = _POOLS.get(processes)
+    # Python 3.11's resource tracker, started on first need, unblocks SIGINT and SIGTERM in the
+    # thread that starts it (it does not restore the mask): started inside the stretch below,
+    # it let the pool's processes start with the signals open, and a Ctrl-C in their first
+    # second printed a traceback. Started here first, it leaves the mask alone.
+    resource_tracker.ensure_running()
     with stop_signals_held():
         if executor is None:
             discard_pools()
@@ -99,6 +110,7 @@ def discard_pools() -> None:
 
 
 atexit.register(discard_pools)
+on_stop(discard_pools)
 
 
 def worker_count(workers: int) -> int:
@@ -154,8 +166,11 @@ def pool_processes_for_arguments(arguments: list[str]) -> int:
 
 
 def start_pool_for_arguments(arguments: list[str]) -> None:
-    """Start the pool a batch command line will use, before the command line is loaded (see
-    the module's docstring); nothing for any other command."""
+    """What the ``sim`` entry point does first, before the command line is loaded: install the
+    handling of Ctrl-C and SIGTERM (``sim.signals.end_on_stop_signals``: from here on a signal
+    at any moment ends the command in one line), then start the pool a batch command line will
+    use (see the module's docstring); no pool for any other command."""
+    end_on_stop_signals()
     processes = pool_processes_for_arguments(arguments)
     if processes:
         start_pool(processes)

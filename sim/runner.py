@@ -30,6 +30,7 @@ import itertools
 import os
 import queue
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -43,7 +44,17 @@ import numpy as np
 import polars as pl
 
 from sim import __version__
-from sim.config import MAX_GAMES, MAX_SEED, MAX_SHARD_SIZE, STORES, BatchConfig, check_name
+from sim.config import (
+    MAX_GAMES,
+    MAX_SEED,
+    MAX_SHARD_SIZE,
+    STORES,
+    BatchConfig,
+    check_name,
+    load_lineup_code,
+    note_strategy_origin,
+    runs_code,
+)
 from sim.errors import InputError
 from sim.files import (
     hold_writer_lock,
@@ -52,11 +63,12 @@ from sim.files import (
     raise_if_locked,
     write_bytes_atomic,
 )
+from sim.games.base import MAX_DATA_FILE_BYTES
 from sim.games.registry import get_game
 from sim.pool import discard_pools, pool_size, start_pool, worker_count, worker_limit
 from sim.seating import LEGACY_POOL_DESIGN, POOL_DESIGNS, pool_lineups
 from sim.seeding import deal_seeds, strategy_seeds
-from sim.signals import stop_signals_held
+from sim.signals import stop_handlers_installed, stop_signals_held
 from sim.store import (
     DEAL_SUMS_DIR,
     INPUT_DIR,
@@ -319,14 +331,17 @@ def _inside_batch(relative: Any) -> bool:
 
 
 def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
-                         allow_code: bool = True) -> BatchConfig:
+                         allow_code: bool = True, load_code: bool = True) -> BatchConfig:
     """The BatchConfig a manifest was written for, checked field by field (a damaged manifest is
     a one-line InputError). With ``run_dir``, the config's paths are taken from the batch folder
     where it is now: its output is that folder, and a data file and strategy files kept in it
     are read from there.
 
     A manifest is a file like a config: a strategy file the batch keeps in its own folder may
-    run on resume, any other module or file only with ``allow_code`` (``--allow-code``)."""
+    run on resume, any other module or file only with ``allow_code`` (``--allow-code``); a copy
+    "in the batch" that is a link, or lies under one, is refused whatever the options (the
+    batch would run a file outside itself). The lineup's code is loaded (``load_lineup_code``)
+    only with ``load_code``: a command checks its other options first."""
     path = (run_dir / MANIFEST) if run_dir is not None else Path(MANIFEST)
     stored = manifest.get("config")
     if not isinstance(stored, dict):
@@ -409,14 +424,22 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
             raise InputError(f"{path}: field 'config.lineup': strategy '{label}' runs code "
                              f"from a module or file outside the batch folder; add "
                              f"--allow-code to resume")
+    if run_dir is not None:
+        for written, where in files.items():
+            if _inside_batch(where):
+                _refuse_linked_copy(run_dir, where, written, path)
+                note_strategy_origin(run_dir / where, "the batch's own copy")
     values["lineup"] = tuple(values["lineup"])
     config = BatchConfig(**values)
     loadable = config
     if run_dir is not None:
         loadable = replace(config, strategy_files=_strategy_files_in(run_dir, config))
+    registry = game.strategies()
     for label in config.lineup:
-        parse_strategy(loadable.loadable(label), game.strategies(),
-                       f"{path}: field 'config.lineup'")
+        if not runs_code(label, registry):  # built-ins and drop-ins: no user code runs
+            parse_strategy(loadable.loadable(label), registry, f"{path}: field 'config.lineup'")
+    if load_code:
+        load_lineup_code(loadable, f"{path}: field 'config.lineup'")
     if run_dir is not None:
         data_file = config.data_file
         if data_file is not None and not Path(data_file).is_absolute():
@@ -424,6 +447,21 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path | None = None,
         config = replace(config, output=str(run_dir), data_file=data_file,
                          strategy_files=_strategy_files_in(run_dir, config))
     return config
+
+
+def _refuse_linked_copy(run_dir: Path, relative: str, written: str, manifest_path: Path) -> None:
+    """A one-line InputError when the batch's copy of strategy file ``written`` (``relative``
+    to ``run_dir``) is a link or lies under one (``input/`` or ``input/strategies/`` a link):
+    what would run is a file outside the batch, whatever the manifest says."""
+    place = run_dir
+    for part in Path(relative).parts:
+        place = place / part
+        if place.is_symlink():
+            raise InputError(f"{manifest_path}: field 'config.strategy_files': the batch's copy "
+                             f"of strategy file '{written}' ({relative}) goes through the link "
+                             f"{place.relative_to(run_dir).as_posix()} to "
+                             f"{place.resolve()}; a batch runs only its own files, so it is "
+                             f"refused")
 
 
 def _strategy_files_in(run_dir: Path, config: BatchConfig) -> dict[str, str]:
@@ -470,23 +508,47 @@ def _check_strategy_files(config: BatchConfig, stored: BatchConfig, manifest_pat
 
 
 def _keep_data_copy(config: BatchConfig, run_dir: Path) -> str | None:
-    """Copy the batch's data file (or the files of its data folder) into the batch folder, so a
-    moved or copied batch can be resumed without the original; returns the copy's path relative
-    to the batch folder (None for the shipped data)."""
+    """Copy the batch's data file (or the files of its data folder that the game declares,
+    ``Game.data_files_in``) into the batch folder, so a moved or copied batch can be resumed
+    without the original; returns the copy's path relative to the batch folder (None for the
+    shipped data). Every file is checked before any is written: a special file (a fifo, a
+    device, anything on /proc) or one over ``MAX_DATA_FILE_BYTES`` is a one-line InputError."""
     if config.data_file is None:
         return None
     source = Path(config.data_file)
     target = run_dir / INPUT_DIR / source.name
     if source.resolve() == target.resolve():
         return target.relative_to(run_dir).as_posix()
-    if source.is_dir():
+    game = get_game(config.game)
+    where = f"--{game.data_option}"
+    declared = game.data_files_in(source, where)
+    contents = {path.name: _read_data_file(path, where) for path in declared.files}
+    if declared.folder:
         target.mkdir(parents=True, exist_ok=True)
-        for item in sorted(source.iterdir()):
-            if item.is_file():
-                write_bytes_atomic(target / item.name, item.read_bytes())
+        for name, data in contents.items():
+            write_bytes_atomic(target / name, data)
     else:
-        write_bytes_atomic(target, source.read_bytes())
+        write_bytes_atomic(target, contents[source.name])
     return target.relative_to(run_dir).as_posix()
+
+
+def _read_data_file(path: Path, where: str) -> bytes:
+    """A checked data file's bytes, at most ``MAX_DATA_FILE_BYTES``, else a one-line
+    InputError. It may have changed since it was checked: opened without blocking (a fifo put
+    in its place would wait for a writer forever) and checked again to be a regular file."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(handle, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise InputError(f"{where}: {path} is not a regular file; refused")
+            data = stream.read(MAX_DATA_FILE_BYTES + 1)
+    except OSError as error:
+        raise InputError(f"{where}: {path}: data file cannot be read "
+                         f"({error.strerror or type(error).__name__})") from None
+    if len(data) > MAX_DATA_FILE_BYTES:
+        raise InputError(f"{where}: {path} has more than the {MAX_DATA_FILE_BYTES // 2**20} MiB "
+                         f"a data file may have; refused")
+    return data
 
 
 def check_run_dir(config: BatchConfig, resume: bool | None,
@@ -504,7 +566,8 @@ def check_run_dir(config: BatchConfig, resume: bool | None,
     raise_if_locked(run_dir, "batch")
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
-        stored = config_from_manifest(manifest, run_dir)
+        # Compared, not played: the stored batch's strategy code is not loaded.
+        stored = config_from_manifest(manifest, run_dir, load_code=False)
         if stored.identity() != config.identity():
             changed = [k for k, v in config.identity().items() if stored.to_json().get(k) != v]
             raise InputError(f"{manifest_path}: field 'config': this folder holds a batch with "
@@ -701,10 +764,11 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
             else:
                 yield item.result()
 
-    def stop_helpers() -> None:
+    def stop_helpers(wait: bool) -> None:
         stop.set()  # no helper takes another shard (``next_task`` gives None)
-        for helper in helpers:
-            helper.join()
+        if wait:
+            for helper in helpers:
+                helper.join()
 
     try:
         while (task := next_task()) is not None:
@@ -712,11 +776,14 @@ def _run_with_pool(tasks: Iterable[ShardTask], workers: int,
             yield from take(block=False)
         yield from take(block=True)
     except BaseException:
-        stop_helpers()
+        # Stopped (an error, Ctrl-C): no waiting for a fill-in thread to finish the shard its
+        # kernel is playing (a slow strategy's shard takes minutes; nothing will write it).
+        # They are daemon threads and take no other shard.
+        stop_helpers(wait=False)
         discard_pools()
         raise
     else:
-        stop_helpers()
+        stop_helpers(wait=True)
 
 
 # How many pieces each of a run's last shards is played in, per worker.
@@ -826,23 +893,6 @@ def _close(outputs) -> None:
         close()
 
 
-_NOT_YET = object()
-
-
-def _block_stop_signals():
-    """Hold SIGINT and SIGTERM back (they stay pending); returns the previous mask, or None
-    where signals cannot be masked."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-
-
-def _restore_signals(previous) -> None:
-    """Undo ``_block_stop_signals``: a signal held back is delivered now."""
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 class ManifestKeeper:
     """Writes a batch's manifest for its writer, only ever advancing it: before each write it
     looks whether the file on disk changed since its own last write (one ``stat``) and, if so,
@@ -936,6 +986,8 @@ def run_batch(config: BatchConfig, *, workers: int = 0, backend: str = "local",
     run_dir = Path(run_dir if run_dir is not None else config.output)
     # Refused before anything is created: a file as the folder, another batch, nothing to resume.
     check_run_dir(config, bool(resume), run_dir)
+    # Then the lineup's code, if a caller has not loaded it yet (``load_code=False``).
+    load_lineup_code(config)
     try:
         lock = hold_writer_lock(run_dir, "batch")
     except OSError as error:
@@ -985,27 +1037,34 @@ def _run_holding_lock(config: BatchConfig, run_dir: Path, *, workers: int, backe
     played = 0
     interrupted = False
     previous_handler = signal.getsignal(signal.SIGTERM)
-    # SIGTERM ends a run like Ctrl-C: finished shards are kept, the manifest says interrupted.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if not stop_handlers_installed():
+        # SIGTERM ends a run like Ctrl-C: finished shards are kept, the manifest says
+        # interrupted (the `sim` command's own handler, ``sim.signals``, does so already).
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         for output in outputs:
-            path = write_shard(run_dir, folder, output.index, output.result_bytes)
-            files = [file_record(run_dir, path, output.result_bytes)]
-            if pause_marker:
-                Path(pause_marker).touch()
-                time.sleep(60)
-            if output.notable_bytes is not None:
-                path = write_shard(run_dir, NOTABLE_DIR, output.index, output.notable_bytes)
-                files.append(file_record(run_dir, path, output.notable_bytes))
-            if output.deal_bytes is not None:
-                path = write_shard(run_dir, DEAL_SUMS_DIR, output.index, output.deal_bytes)
-                files.append(file_record(run_dir, path, output.deal_bytes))
-            # Only now, with every file of the shard written, does the manifest call it done.
-            records[output.index] = files
-            played += output.games
-            games_done += output.games
-            manifest[SHARD_FILES][str(output.index)] = files
-            keeper.write()
+            # A shard's files and its manifest entry are written whole: a signal waits for
+            # them (a fraction of a second), so a stop never leaves a shard written but not
+            # recorded.
+            with stop_signals_held():
+                path = write_shard(run_dir, folder, output.index, output.result_bytes)
+                files = [file_record(run_dir, path, output.result_bytes)]
+                if pause_marker:
+                    Path(pause_marker).touch()
+                    time.sleep(60)
+                if output.notable_bytes is not None:
+                    path = write_shard(run_dir, NOTABLE_DIR, output.index, output.notable_bytes)
+                    files.append(file_record(run_dir, path, output.notable_bytes))
+                if output.deal_bytes is not None:
+                    path = write_shard(run_dir, DEAL_SUMS_DIR, output.index, output.deal_bytes)
+                    files.append(file_record(run_dir, path, output.deal_bytes))
+                # Only now, with every file of the shard written, does the manifest call it
+                # done.
+                records[output.index] = files
+                played += output.games
+                games_done += output.games
+                manifest[SHARD_FILES][str(output.index)] = files
+                keeper.write()
             if progress:
                 progress(games_done, config.games)
     except KeyboardInterrupt:
@@ -1014,32 +1073,22 @@ def _run_holding_lock(config: BatchConfig, run_dir: Path, *, workers: int, backe
         signal.signal(signal.SIGTERM, previous_handler)
         _close(outputs)
         raise
-    # The batch's last word (its status) must reach the manifest even when a Ctrl-C lands
-    # after the loop: a second one, or one delivered twice (seen: the signal raised once in the
-    # loop and once more at the next call after it). Signals wait while it is written, and
-    # one already pending is caught and the (idempotent) finishing retried.
-    blocked, timing = _NOT_YET, None
-    try:
-        while True:
-            try:
-                if blocked is _NOT_YET:
-                    blocked = _block_stop_signals()
+    # The batch's last word (its status) must reach the manifest even when a signal lands
+    # after the loop: it waits while the manifest is written (``stop_signals_held``), and one
+    # that came just before, or is let through as the stretch ends, is caught and the
+    # (idempotent) finishing done again, now as interrupted.
+    timing = None
+    while True:
+        try:
+            with stop_signals_held():
                 if timing is None:
                     seconds = time.perf_counter() - start
                     timing = {"games": played, "seconds": round(seconds, 3),
                               "games_per_second": round(played / seconds, 1) if seconds else 0,
                               "workers": workers, "backend": backend}
                 _finish_run(keeper, outputs, previous_handler, timing, interrupted)
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-    finally:
-        try:
-            if blocked is not _NOT_YET:
-                _restore_signals(blocked)
+            break
         except KeyboardInterrupt:
-            # The signal that waited is delivered now: the manifest is written, so it only
-            # means the run ends as interrupted.
             interrupted = True
     if interrupted:
         raise KeyboardInterrupt

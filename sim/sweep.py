@@ -44,6 +44,7 @@ from sim.config import (
     check_name,
     check_relative_output,
     config_from_document,
+    load_lineup_code,
     read_toml,
 )
 from sim.errors import InputError, did_you_mean
@@ -159,9 +160,9 @@ def _parse_adaptive(table: Any, source: str, shard_size: int) -> AdaptiveRule:
 
 def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
                         default_name: str, overrides: dict[str, Any] | None = None,
-                        allow_code: bool = False) -> Sweep:
-    """Validate a sweep document and expand its grid into points (``allow_code``: see
-    ``sim.config.load_config``)."""
+                        allow_code: bool = False, load_code: bool = True) -> Sweep:
+    """Validate a sweep document and expand its grid into points (``allow_code`` and
+    ``load_code``: see ``sim.config.load_config``; ``run_sweep`` loads the code not loaded)."""
     document = dict(document)
     overrides = dict(overrides or {})
     grid = document.pop("sweep", None)
@@ -205,7 +206,7 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
     if fields:
         with_field(base_document, base_overrides, fields[0])
     base = config_from_document(base_document, source, base_dir, default_name, base_overrides,
-                                allow_code=allow_code)
+                                allow_code=allow_code, load_code=load_code)
     rules_names = [p.name for p in game.rules_parameters]
     allowed = ["players", game.data_option, *rules_names]
     axes: dict[str, list[Any]] = {}
@@ -259,7 +260,7 @@ def sweep_from_document(document: dict[str, Any], source: str, base_dir: Path,
         point_overrides["name"] = f"{base.name}[{label}]"
         config = config_from_document(point_document, f"{source} (point {label})", base_dir,
                                       default_name, point_overrides, tags=tags,
-                                      allow_code=allow_code)
+                                      allow_code=allow_code, load_code=load_code)
         if fields and values[FIELD_AXIS] == fields[0].name:
             shared_deals = {"deals": config.deals,
                             "replicates_per_deal": config.replicates_per_deal}
@@ -323,7 +324,7 @@ def _legacy_digest(sweep: Sweep) -> str:
 
 
 def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None,
-               allow_code: bool = False) -> Sweep:
+               allow_code: bool = False, load_code: bool = True) -> Sweep:
     """Read and validate a sweep file (see the module docstring). Its ``output`` must be a
     relative folder without ``..`` (an override, ``--out``, may be anywhere)."""
     path = Path(path)
@@ -334,7 +335,7 @@ def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None,
             raise InputError(f"{path}: field 'output': expected a string, got {output!r}")
         check_relative_output(output, f"{path}: field 'output'")
     return sweep_from_document(document, str(path), path.parent, path.stem, overrides,
-                               allow_code=allow_code)
+                               allow_code=allow_code, load_code=load_code)
 
 
 def _stored(manifest: dict[str, Any], path: Path, key: str, kind: type) -> Any:
@@ -344,7 +345,8 @@ def _stored(manifest: dict[str, Any], path: Path, key: str, kind: type) -> Any:
     return value
 
 
-def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
+def load_sweep_folder(folder: str | Path, allow_code: bool = False,
+                      load_code: bool = True) -> Sweep:
     """The sweep in ``folder``, rebuilt from its ``sweep.json`` and its points' batch manifests
     alone, wherever the folder is now (its points write into it, never where it started).
     A damaged manifest is a one-line InputError; ``allow_code`` as for ``sim run --resume``."""
@@ -377,7 +379,8 @@ def load_sweep_folder(folder: str | Path, allow_code: bool = False) -> Sweep:
             raise InputError(f"{run_dir / MANIFEST}: missing, so the point cannot be rebuilt "
                              f"from the folder; resume with the sweep file instead: sim sweep "
                              f"FILE --resume --out {folder}")
-        config = config_from_manifest(read_manifest(run_dir), run_dir, allow_code=allow_code)
+        config = config_from_manifest(read_manifest(run_dir), run_dir, allow_code=allow_code,
+                                      load_code=load_code)
         points.append(SweepPoint(index, stored["values"], label, config))
     adaptive_table = manifest.get("adaptive")
     adaptive = None
@@ -426,7 +429,43 @@ def games_done(point: SweepPoint) -> int:
     return sum(min(config.shard_size, config.games - i * config.shard_size) for i in done)
 
 
+# A point's states once it has stopped (all its games, or the adaptive rule); "pending" before.
+FINISHED_STATES = ("complete", "precise", "decided")
+
+
+def _recorded_progress(sweep: Sweep) -> dict[int, tuple[str, int]]:
+    """(state, games played) of every point as the ``sweep.json`` on disk records them, when it
+    is this sweep's (same digest); {} when there is none or it cannot be read."""
+    try:
+        stored = read_sweep_manifest(sweep.output)
+    except InputError:
+        return {}
+    if not isinstance(stored, dict) or stored.get("digest") not in (sweep.digest,
+                                                                     _legacy_digest(sweep)):
+        return {}
+    points = stored.get("points")
+    labels = {point.index: point.label for point in sweep.points}
+    recorded: dict[int, tuple[str, int]] = {}
+    for point in points if isinstance(points, list) else []:
+        if not isinstance(point, dict) or labels.get(point.get("index")) != point.get("label"):
+            continue
+        played = point.get("games_played")
+        recorded[point["index"]] = (
+            str(point.get("state")),
+            played if isinstance(played, int) and not isinstance(played, bool) else 0)
+    return recorded
+
+
 def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
+    """Write ``sweep.json``, only ever advancing it: a point the file on disk records as
+    finished (``FINISHED_STATES``) stays finished, with at least the games it records, whatever
+    ``status`` says (a writer whose view is stale, e.g. one that started before another
+    finished the point); such a state is adopted into ``status``. The writer lock makes this a
+    guard for a lock removed by hand, or machines whose locks do not see each other."""
+    recorded = _recorded_progress(sweep)
+    for index, (state, _) in recorded.items():
+        if state in FINISHED_STATES and status.get(index) not in FINISHED_STATES:
+            status[index] = state
     # Every path in it is relative to the sweep folder (the folder may move); the sweep file is
     # named for the reader only.
     manifest = {
@@ -437,7 +476,8 @@ def _write_manifest(sweep: Sweep, status: dict[int, str]) -> None:
         # digest: a resumed sweep may name another one).
         BASELINE_KEY: sweep.baseline if sweep.baseline is not None else sweep.points[0].values,
         "points": [{"index": p.index, "label": p.label, "values": p.values,
-                    "run_dir": f"{POINTS_DIR}/{p.label}", "games_played": games_done(p),
+                    "run_dir": f"{POINTS_DIR}/{p.label}",
+                    "games_played": max(games_done(p), recorded.get(p.index, ("", 0))[1]),
                     "games_cap": p.config.games, "state": status.get(p.index, "pending")}
                    for p in sweep.points],
     }
@@ -516,6 +556,10 @@ def _run_sweep_holding_lock(sweep: Sweep, *, workers: int, backend: str, schedul
                              f"it or choose another output")
     elif resume:
         raise InputError(f"{manifest_path}: nothing to resume (no sweep manifest)")
+    # Strategy code a caller has not loaded yet (``load_code=False``) runs only now, every
+    # option and folder checked.
+    for point in sweep.points:
+        load_lineup_code(point.config, f"{sweep.source} (point {point.label})")
     # Every point's batch folder exists from the start (its config, data and strategy copies),
     # so the sweep folder alone can be resumed wherever it goes; each is prepared under its own
     # writer lock (someone may be resuming a point's batch on its own).

@@ -148,3 +148,71 @@ def test_asking_for_one_game_loads_no_other_games_modules():
         loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                 check=True).stdout.strip()
         assert loaded == "", f"get_game({name!r}) imported {loaded}"
+
+
+# The floors of the shared rooms, lowest first: a room imports only rooms on lower floors (or
+# its own modules). A game's rooms sit with their kind: ``sim.games.<game>`` with the rules,
+# ``strategies.<game>`` with the strategies, ``sim.loops.<game>`` with the loops.
+FLOORS = (
+    ("sim", "sim.errors", "sim.jit", "sim.seating", "sim.seeding", "sim.signals"),
+    ("sim.files", "sim.rng", "sim.distributed"),
+    ("sim.games", "sim.store"),
+    ("sim.games.<game>", "sim.strategy_spec", "sim.fields", "sim.compiling"),
+    ("strategies", "strategies.<game>", "sim.search", "sim.config"),
+    ("sim.loops",),
+    ("sim.loops.<game>",),
+    ("sim.stats", "sim.pool"),
+    ("sim.report", "sim.profile", "sim.runner"),
+    ("sim.tournament", "sim.sweep"),
+    ("sim.ladder", "sim.league", "sim.tune_rules", "sim.tune_strategy", "sim.bench_suite"),
+    ("sim.cli",),
+    ("sim.__main__",),
+)
+# (importing module, imported module) -> why it still runs up a floor. The list only shrinks:
+# an entry that no longer occurs fails the test (delete it).
+UPWARD_IMPORTS_NOT_YET_MOVED = {
+    ("sim.search.ismcts", "sim.loops.rebind"):
+        "the search borrows the loops' rebind helper; it belongs on a floor below both",
+}
+
+
+def room_of(name: str) -> str:
+    """The room (floor entry) of a module, read from its folder: a game's folder as
+    ``<kind>.<game>``, a shared package (``sim.stats``), or a top-level module itself."""
+    folders = MODULES[name].relative_to(ROOT).parts[:-1]
+    if folders[:1] == ("strategies",) and len(folders) > 1:
+        return "strategies.<game>"
+    if folders[:2] in (("sim", "games"), ("sim", "loops")) and len(folders) > 2:
+        return f"sim.{folders[1]}.<game>"
+    if len(folders) > 1:
+        return ".".join(folders[:2])
+    return name
+
+
+def floor_of(room: str) -> int:
+    return next(number for number, rooms in enumerate(FLOORS) if room in rooms)
+
+
+def upward_imports() -> set[tuple[str, str]]:
+    """(importing module, imported module) for every import that reaches a higher floor."""
+    return {(name, target) for name, targets in GRAPH.items() for target in targets
+            if room_of(target) != room_of(name)
+            and floor_of(room_of(target)) >= floor_of(room_of(name))}
+
+
+def test_every_room_has_a_floor():
+    missing = sorted({room_of(name) for name in MODULES} - {r for rooms in FLOORS for r in rooms})
+    assert not missing, f"rooms without a floor (add them to FLOORS): {missing}"
+
+
+def test_no_import_runs_up_a_floor_beyond_the_allow_list():
+    found = upward_imports()
+    assert not found - UPWARD_IMPORTS_NOT_YET_MOVED.keys(), sorted(
+        found - UPWARD_IMPORTS_NOT_YET_MOVED.keys())
+    gone = sorted(UPWARD_IMPORTS_NOT_YET_MOVED.keys() - found)
+    assert not gone, f"allow-list entries that no longer occur (delete them): {gone}"
+
+
+def test_a_planted_upward_import_is_reported(monkeypatch):
+    monkeypatch.setitem(GRAPH, "sim.stats.scores", GRAPH["sim.stats.scores"] | {"sim.runner"})
+    assert ("sim.stats.scores", "sim.runner") in upward_imports()

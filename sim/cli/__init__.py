@@ -8,6 +8,8 @@ commands that play batches. Commands import ``options`` and the library, never e
 
 from __future__ import annotations
 
+import functools
+import signal
 from typing import Annotated
 
 import typer
@@ -29,8 +31,17 @@ from sim.cli.score import score
 from sim.cli.strategies import strategies
 from sim.cli.sweep import sweep
 from sim.cli.tournament import tournament
+from sim.cli.tune_rules import tune_rules, tune_trees
 from sim.cli.tune_strategy import tune_strategy
-from sim.cli.tune_trees import tune_trees
+from sim.pool import discard_pools
+from sim.signals import (
+    command_running,
+    end_now,
+    exit_code,
+    mark_said,
+    say_interrupted,
+    stop_signal_received,
+)
 
 # Help is click's plain text, wrapped to the terminal's width up to this many columns: rich's
 # boxed tables shared a narrow terminal evenly between their columns, leaving the help a
@@ -96,7 +107,7 @@ app = typer.Typer(
 # In the order of the original single-module CLI, so `sim --help` lists them the same way.
 COMMANDS = (("score", score), ("play", play), ("bench", bench), ("run", run),
             ("report", report), ("compare", compare), ("sweep", sweep),
-            ("tune-trees", tune_trees), ("runs", runs),
+            ("tune-trees", tune_trees), ("tune-rules", tune_rules), ("runs", runs),
             ("tournament", tournament), ("strategies", strategies),
             ("tune-strategy", tune_strategy), ("ladder", ladder), ("league", league))
 
@@ -115,6 +126,52 @@ def _root(
     """Simulate tile-laying board games by the million and measure their balance."""
 
 
+def ends_in_one_line_when_stopped(command):
+    """Run ``command`` as one that Ctrl-C or SIGTERM stops in one line (``sim.signals``): the
+    first signal raises KeyboardInterrupt in it; whatever it does with that (a batch keeps its
+    finished shards and says so; another command says "interrupted"), it then ends with exit
+    code 128 + the signal and every worker process it started stopped."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            with command_running():
+                try:
+                    result = command(*args, **kwargs)
+                except KeyboardInterrupt:
+                    say_interrupted()
+                    # A KeyboardInterrupt without the handler (sim called from Python) is SIGINT.
+                    raise typer.Exit(exit_code(stop_signal_received() or signal.SIGINT)) \
+                        from None
+                except typer.Exit:
+                    if stop_signal_received() is None:
+                        raise
+                    # A command that catches Ctrl-C itself printed its line (and an error
+                    # line is one line too): only the exit code is the signal's.
+                    mark_said()
+                    raise typer.Exit(exit_code(stop_signal_received())) from None
+                except Exception:
+                    if stop_signal_received() is None:
+                        raise
+                    # An error the signal caused (a SIGTERM sent to the whole process group
+                    # ends the workers too, and their pool reports them lost): interrupted.
+                    say_interrupted()
+                    raise typer.Exit(exit_code(stop_signal_received())) from None
+                if stop_signal_received() is not None:
+                    # The signal came as the command finished (or something swallowed it).
+                    say_interrupted()
+                    raise typer.Exit(exit_code(stop_signal_received()))
+                return result
+        finally:
+            if stop_signal_received() is not None:
+                # Stopped: the kept pool, joblib's and dask's processes are stopped and the
+                # process ends now (``end_now``), not through the interpreter's own ending.
+                discard_pools()
+                end_now()
+
+    return wrapper
+
+
 for command_name, command in COMMANDS:
-    app.command(command_name, cls=SimCommand)(user_errors(command))
+    app.command(command_name, cls=SimCommand)(ends_in_one_line_when_stopped(user_errors(command)))
 

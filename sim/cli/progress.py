@@ -1,5 +1,6 @@
-"""Progress bars of the commands that play batches (``run``, ``sweep``, ``tune-trees``), and the
-Ctrl-C handling they share: finished shards are kept and the command exits with code 130.
+"""Progress bars of the commands that play batches (``run``, ``sweep``, ``tune-rules``), and the
+Ctrl-C and SIGTERM handling they share: finished shards are kept, one line says how many and how
+to finish, and the command exits with code 130 (SIGINT) or 143 (SIGTERM); ``sim.signals``.
 
 A bar starts only once the run has checked everything it can before playing (config, data,
 strategies, output folders): a mistake found there is one line on stderr, with no bar above it.
@@ -9,8 +10,11 @@ clean line; Ctrl-C keeps the bar, which shows how far the run got.
 
 from __future__ import annotations
 
+import json
+import signal
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer
 from rich.progress import (
@@ -24,8 +28,11 @@ from rich.progress import (
 
 from sim.cli.options import announce_compiling
 from sim.config import lineup_specs
+from sim.files import escape_control_characters
 from sim.games.registry import get_game
 from sim.runner import check_run_dir, run_batch
+from sim.signals import exit_code, interruption_line, say_interrupted, stop_signal_received
+from sim.store import MANIFEST
 from sim.sweep import SWEEP_MANIFEST, read_sweep_manifest, run_sweep
 
 
@@ -67,9 +74,58 @@ class LazyBar:
             self.started = False
 
 
+def _shards_kept(run_dir: Path) -> int | None:
+    """How many shards the manifest of ``run_dir`` records as finished, None without one (read
+    leniently: this is for the line an interruption prints, whatever state the folder is in)."""
+    try:
+        manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+        return len(manifest["shards_done"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _finish_hint(folder: Path, resume_command: str | None) -> str:
+    shown = escape_control_characters(str(folder))
+    if resume_command is None:
+        return "run the same command with --resume to finish it"
+    return f"`{resume_command} {shown}` finishes it"
+
+
+def batch_interruption_line(run_dir: Path, shards: int, resume_command: str) -> str:
+    """The one line a batch interrupted by Ctrl-C or SIGTERM ends with: what it kept, and how
+    to finish it (``resume_command DIR``)."""
+    shown = escape_control_characters(str(run_dir))
+    kept = _shards_kept(run_dir)
+    if kept is None:
+        return f"interrupted before batch {shown} started: no shard was written"
+    return (f"interrupted: batch {shown} kept {kept} of {shards} shards; "
+            f"{_finish_hint(run_dir, resume_command)}")
+
+
+def sweep_interruption_line(plan, resume_command: str | None) -> str:
+    """The one line a sweep interrupted by Ctrl-C or SIGTERM ends with: the shards its points
+    kept (of at most that many, when an adaptive rule may stop points early), and how to
+    finish it."""
+    shown = escape_control_characters(str(plan.output))
+    if not (plan.output / SWEEP_MANIFEST).exists():
+        return f"interrupted before sweep {shown} started: no shard was written"
+    kept = sum(_shards_kept(Path(point.config.output)) or 0 for point in plan.points)
+    shards = sum(point.config.shards for point in plan.points)
+    of = f"at most {shards}" if plan.adaptive is not None else f"{shards}"
+    return (f"interrupted: sweep {shown} kept {kept} of {of} shards over {len(plan.points)} "
+            f"points; {_finish_hint(plan.output, resume_command)}")
+
+
+def _end_interrupted(line: str):
+    """Print an interruption's one line and end the command with 128 + the signal."""
+    say_interrupted(line)
+    raise typer.Exit(exit_code(stop_signal_received() or signal.SIGINT)) from None
+
+
 def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
-    """Run a batch with a rich progress bar (games done, games/s, ETA); Ctrl-C keeps every
-    finished shard and exits with code 130."""
+    """Run a batch with a rich progress bar (games done, games/s, ETA); Ctrl-C or SIGTERM
+    keeps every finished shard and ends in one line (``batch_interruption_line``) with exit
+    code 130 or 143."""
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn()]
@@ -91,14 +147,19 @@ def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
         # Nothing played yet (or a finished batch resumed): no speed to show.
         bar.update(task, completed=done, rate=f"{rate:,.0f} games/s" if played else "")
 
+    def line() -> str:
+        return batch_interruption_line(Path(config.output), config.shards, "sim run --resume")
+
     try:
-        with bar.shown():
+        with interruption_line(line), bar.shown():
             return run_batch(config, workers=workers, backend=backend, scheduler=scheduler,
                              resume=resume, progress=update)
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: finished shards are kept; finish with "
-                   f"`sim run --resume {config.output}`", err=True)
-        raise typer.Exit(130) from None
+        _end_interrupted(line())
+    except Exception:
+        if stop_signal_received() is None:
+            raise
+        _end_interrupted(line())  # an error the signal caused (workers stopped with it)
 
 
 def check_sweep_points(plan) -> None:
@@ -108,8 +169,11 @@ def check_sweep_points(plan) -> None:
         check_run_dir(point.config, resume=None)
 
 
-def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet):
-    """Run a sweep with one progress bar over all points; Ctrl-C keeps finished shards."""
+def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet,
+                            resume_command: str | None = None):
+    """Run a sweep with one progress bar over all points; Ctrl-C or SIGTERM keeps finished
+    shards and ends in one line (``sweep_interruption_line``, naming ``resume_command`` as the
+    way to finish) with exit code 130 or 143."""
     manifest = plan.output / SWEEP_MANIFEST
     # A folder holding another sweep is refused by run_sweep itself, naming the sweep; only a
     # folder of this sweep (or a new one) has its points checked here.
@@ -132,12 +196,18 @@ def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet)
                                            for spec in lineup_specs(point.config, game)])
         bar.update(task, completed=done, total=total, point=label)
 
+    def line() -> str:
+        return sweep_interruption_line(plan, resume_command)
+
     try:
-        with bar.shown():
+        with interruption_line(line), bar.shown():
             return run_sweep(plan, workers=workers, backend=backend, scheduler=scheduler,
                              resume=resume, progress=update)
     except KeyboardInterrupt:
-        typer.echo("interrupted: finished shards are kept; finish with --resume", err=True)
-        raise typer.Exit(130) from None
+        _end_interrupted(line())
+    except Exception:
+        if stop_signal_received() is None:
+            raise
+        _end_interrupted(line())  # an error the signal caused (workers stopped with it)
 
 

@@ -9,13 +9,14 @@ import typer
 
 from sim.cli.options import SweepFairMarginOption, sweep_fair_margin
 from sim.errors import InputError
-from sim.stats.margins import FAIR_MARGIN, margin_from_points
+from sim.stats.margins import margin_from_points
 
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="Batch folder written by `sim run`, or sweep "
-                                                 "folder written by `sim sweep` or `sim "
-                                                 "tune-trees`.", file_okay=False)],
+                                                 "folder written by `sim sweep`, `sim "
+                                                 "tune-rules` or `sim tune-trees`.",
+                                            file_okay=False)],
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Report folder (default: reports/<name of the batch or "
@@ -64,16 +65,17 @@ def report(
             format_results_table,
         )
         from sim.stats.sweep import open_sweep
-        from sim.tune_trees import read_preset, write_tuning_report
+        from sim.tune_rules import read_preset, write_tuning_report
 
         preset = read_preset(run_dir)
         picks = []
-        if preset is not None:  # a tune-trees sweep: its report leads with the recommendation
+        if preset is not None:  # a rules tuning: its report leads with the recommendation
             margin = margin_from_points(fair_margin) if fair_margin is not None else \
-                float(preset.get("fair_margin", FAIR_MARGIN))
+                preset.fair_margin
             result, picks, _ = write_tuning_report(
                 run_dir, out if out is not None else default_sweep_report_dir(run_dir),
-                str(preset["strongest"]), margin, point_reports=point_reports, progress=step)
+                preset.tuning, preset.strongest, margin, point_reports=point_reports,
+                progress=step)
         else:
             margin = sweep_fair_margin(fair_margin, open_sweep(run_dir).adaptive)
             result = build_sweep_report(run_dir, out, progress=step, fair_margin=margin,
@@ -90,7 +92,7 @@ def report(
                 for line in result.baseline_findings:
                     typer.echo(f"  {line}")
             if picks:
-                from sim.tune_trees import across_fields
+                from sim.tune_rules import across_fields
 
                 if len({pick.field for pick in picks}) > 1:
                     typer.echo("Recommendation across fields:")

@@ -17,10 +17,11 @@ from sim.cli.options import (
     with_resume_hint,
 )
 from sim.cli.progress import run_sweep_with_progress, run_with_progress
-from sim.config import load_config, read_toml
+from sim.config import load_config, load_lineup_code, read_toml
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import escape_control_characters, os_error_line
-from sim.runner import check_workers, config_from_manifest
+from sim.runner import check_run_dir, check_workers, config_from_manifest
 from sim.seating import LEGACY_POOL_DESIGN
 from sim.store import read_manifest
 
@@ -117,6 +118,7 @@ def run(
     if rule:
         overrides["rules"] = parse_rule_overrides(rule)
     check_workers(workers)
+    check_backend(backend, scheduler)
     from sim.sweep import SWEEP_MANIFEST  # polars loads only once a run is certain
 
     document = read_toml(config_file) if config_file is not None else None
@@ -134,7 +136,8 @@ def run(
         return
     if resume is not None:
         # The batch folder is where the batch is now, whatever folder it was started in.
-        stored = config_from_manifest(read_manifest(resume), resume, allow_code=allow_code)
+        stored = config_from_manifest(read_manifest(resume), resume, allow_code=allow_code,
+                                      load_code=False)
         if config_file is None:
             if any(v is not None for v in overrides.values()):
                 raise InputError("--resume: options that change the batch cannot be combined "
@@ -147,11 +150,16 @@ def run(
                 # A batch started before pool designs, resumed with its own config file (which
                 # could not name one): it goes on with the rotation it started with.
                 overrides["pool_design"] = LEGACY_POOL_DESIGN
-            config = load_config(config_file, overrides, allow_code=allow_code)
+            config = load_config(config_file, overrides, allow_code=allow_code, load_code=False)
     else:
         if config_file is None:
             raise InputError("run: give a config file (see configs/) or --resume DIR")
-        config = load_config(config_file, overrides, allow_code=allow_code)
+        config = load_config(config_file, overrides, allow_code=allow_code, load_code=False)
+    # Strategy code runs only once everything else is checked: the options, the config's
+    # fields, and the output folder (not a file, no other batch there, no other writer).
+    check_run_dir(config, resume is not None)
+    load_lineup_code(config, _lineup_source(config_file, resume, strategy, pool,
+                                           config.rotate))
     try:
         summary = run_with_progress(config, workers=workers, backend=backend,
                                     scheduler=scheduler, resume=resume is not None, quiet=quiet)
@@ -171,6 +179,18 @@ def run(
     typer.echo(escape_control_characters(str(summary.run_dir)))
 
 
+def _lineup_source(config_file: Path | None, resume: Path | None, strategy: list[str] | None,
+                   pool: list[str] | None, rotate: bool) -> str:
+    """Where a batch's lineup was written, for its one-line errors."""
+    if strategy:
+        return "--strategy"
+    if pool:
+        return "--pool"
+    if config_file is None and resume is not None:
+        return f"{resume / 'manifest.json'}: field 'config.lineup'"
+    return f"{config_file}: field '{'pool' if rotate else 'strategies'}'"
+
+
 def _run_fields(config_file: Path | None, resume: Path | None, overrides: dict, workers: int,
                 backend: str, scheduler: str | None, quiet: bool, allow_code: bool) -> None:
     """A fields run: every field a point of a sweep over the ``field`` axis (``sim.fields``)."""
@@ -183,14 +203,15 @@ def _run_fields(config_file: Path | None, resume: Path | None, overrides: dict, 
         if any(value is not None for value in overrides.values()):
             raise InputError("--resume: options that change the batch cannot be combined "
                              "with --resume (give the same config file instead)")
-        plan = load_sweep_folder(resume, allow_code=allow_code)
+        plan = load_sweep_folder(resume, allow_code=allow_code, load_code=False)
     else:
         if resume is not None:
             overrides["output"] = str(resume)
-        plan = load_sweep(config_file, overrides, allow_code=allow_code)
+        plan = load_sweep(config_file, overrides, allow_code=allow_code, load_code=False)
     try:
         run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
-                                resume=resume is not None, quiet=quiet)
+                                resume=resume is not None, quiet=quiet,
+                                resume_command="sim run --resume")
     except OSError as error:
         raise InputError(with_resume_hint(os_error_line(error), plan.output,
                                           "sim run --resume")) from None

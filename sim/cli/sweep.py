@@ -15,6 +15,7 @@ from sim.cli.options import (
     with_resume_hint,
 )
 from sim.cli.progress import run_sweep_with_progress
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import escape_control_characters, os_error_line
 from sim.runner import check_workers
@@ -74,6 +75,7 @@ def sweep(
                  "shard_size": shard_size, "trace": True if trace else None,
                  "fields": list(field) if field else None}
     check_workers(workers)
+    check_backend(backend, scheduler)
     if config_file.is_dir():
         if not resume:
             raise InputError(f"{config_file}: a folder; give a sweep file, or --resume "
@@ -81,12 +83,13 @@ def sweep(
         if any(value is not None for value in overrides.values()):
             raise InputError("--resume: options that change the sweep cannot be combined with "
                              "a sweep folder (give its sweep file instead)")
-        plan = load_sweep_folder(config_file, allow_code=allow_code)
+        plan = load_sweep_folder(config_file, allow_code=allow_code, load_code=False)
     else:
-        plan = load_sweep(config_file, overrides, allow_code=allow_code)
+        # Strategy code is loaded by run_sweep, once the options and folders are checked.
+        plan = load_sweep(config_file, overrides, allow_code=allow_code, load_code=False)
     try:
         run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=scheduler,
-                                resume=resume, quiet=quiet)
+                                resume=resume, quiet=quiet, resume_command="sim sweep --resume")
     except OSError as error:
         raise InputError(with_resume_hint(os_error_line(error), plan.output,
                                           "sim sweep --resume")) from None

@@ -9,8 +9,11 @@ per (game, seat).
 
 from __future__ import annotations
 
+import fnmatch
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,6 +63,72 @@ class RulesParameter:
                 f"{self.minimum}..{self.maximum}"
             )
         return value
+
+
+@dataclass(frozen=True)
+class TuningShare:
+    """A share a rules tuning measures per grid point (``sim tune-rules``): the sum of the rows
+    column ``numerator`` over the sum of ``denominator``, clustered by deal, shown with its 95%
+    interval in the metrics table (``header``, and ``note``, a sentence under the table saying
+    what it counts) and as a figure (``figure_title``, ``figure_unit``, ``figure_caption``).
+    ``name`` is its column in the tuning's metrics Parquet."""
+
+    name: str
+    numerator: str
+    denominator: str
+    header: str
+    figure_title: str
+    figure_unit: str
+    figure_caption: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TuningCriterion:
+    """A criterion a game adds to a rules tuning's pick: the ``share`` (a ``TuningShare`` name)
+    must lie below ``maximum``; yes when its interval's upper end is below, no when its lower end
+    is at or above, undecided otherwise. The words, with ``{maximum}`` for the threshold as a
+    percentage: ``adjective`` (what a value meeting it is, "unstarved"), ``noun`` (what is
+    judged, "starvation"), ``failure`` (why a value fails it), ``rule`` (the criterion in the
+    report's rule), ``relax`` (the threshold one may relax) and ``fact`` (the measured share,
+    with ``{value}``, ``{low}`` and ``{high}``)."""
+
+    share: str
+    maximum: float
+    adjective: str
+    noun: str
+    failure: str
+    rule: str
+    relax: str
+    fact: str
+
+
+# The name of a rules tuning no game names itself: the command's, its files' and its sweep's.
+GENERIC_TUNING = "tune-rules"
+
+
+@dataclass(frozen=True)
+class RulesTuning:
+    """How a game's integer rules ``parameter`` is tuned and written about (``sim tune-rules``;
+    ``Game.rules_tuning``). Every field but ``parameter`` has a generic default:
+
+    ``name`` names the tuning's sweep, its report's Parquet and figures and its preset file
+    (a game's own name is also a short command, e.g. ``sim NAME``); ``label`` is what follows a
+    value in a sentence ("3 LABEL"); ``noun`` / ``plural`` what a value is called ("value");
+    ``column`` heads the value's column in the metrics table; ``title`` and ``metrics_heading``
+    title the report and its metrics; ``shares`` and ``criteria`` are what the game measures and
+    judges besides fairness and skill."""
+
+    parameter: str
+    name: str = GENERIC_TUNING
+    label: str = ""
+    noun: str = "value"
+    plural: str = "values"
+    column: str = ""
+    title: str = ""
+    metrics_heading: str = ""
+    shares: tuple[TuningShare, ...] = ()
+    criteria: tuple[TuningCriterion, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,6 +292,55 @@ class DealCovariate:
 
 
 @dataclass(frozen=True)
+class RandomisedCountEffect:
+    """A count the deal randomises (the same for every seat of a game and every replay of the
+    deal): the mean score per value of the count and a line fitted to it. The shuffle sets the
+    count, so its relation to the score is an effect of the count
+    (``sim.stats.variance.light_tile_effect``). The words are the report's."""
+
+    column: str  # rows-store column: the count
+    noun: str  # what is counted, plural, lower case ("apples drawn")
+    singular: str  # one of them ("apple drawn")
+    item: str  # the counted item ("apple"; "apples" adds an s)
+    unit: str  # its short name in "points per <unit>" ("apple")
+    axis_label: str  # the figure's x axis
+    section: str  # its section in summary.parquet
+
+
+@dataclass(frozen=True)
+class RotatingRoleAssociation:
+    """A role that passes from seat to seat, once per unit of the deal's randomised count
+    (``count_column``): the score by the times a player held it (``sim.stats.tokens``). Which
+    seats hold it more is set by the seat order, so the worth of one more turn in the role is
+    estimated with the game and the seat held fixed; it is an association with holding the
+    role, not a randomised effect of it. The words are the report's."""
+
+    column: str  # rows-store column, per seat: the times the player held the role
+    count_column: str  # rows-store column: the deal's count of the role's turns
+    noun: str  # the role ("starting token")
+    turn: str  # one turn in the role ("round"; "rounds" adds an s)
+    heading: str  # the report's heading of the section
+    explanation: str  # a paragraph: how the role passes
+    held_header: str  # table header: the turns a seat holds it
+    position_header: str  # table header: the seat's mean place in the order
+    section: str  # its section in summary.parquet
+
+
+@dataclass(frozen=True)
+class RemovedItemsEffect:
+    """Items the deal removes unseen: the effect on the mean score of each item removed, the
+    other removed items held fixed (``sim.stats.variance.tile_impact``); randomised by the
+    shuffle."""
+
+    column: str  # rows-store column: a bit mask, bit n - 1 set when item n was removed
+    noun: str  # what an item is called ("card"; "cards" adds an s)
+
+
+# The analyses a game may declare (``Game.analyses``), each computed by the shared statistics.
+GameAnalysis = RandomisedCountEffect | RotatingRoleAssociation | RemovedItemsEffect
+
+
+@dataclass(frozen=True)
 class ReferencePlay:
     """Recorded human play to set beside the bots' (``Game.reference_play``): the final
     positions of recorded games, one row per player."""
@@ -252,6 +370,64 @@ class ScoredFile:
     document: dict
 
 
+
+# A data file is read whole and copied into every batch played with it: this large at most.
+MAX_DATA_FILE_BYTES = 50 * 2**20
+# Pseudo file systems whose entries are the machine's live state (processes, devices, the
+# kernel), not data: reading one can leak secrets into a batch, block, or never end.
+SPECIAL_FILE_SYSTEMS = ("/proc", "/sys", "/dev")
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a named pipe (fifo)"), (stat.S_ISSOCK, "a socket"),
+                  (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                  (stat.S_ISDIR, "a folder"))
+
+
+@dataclass(frozen=True)
+class DataFiles:
+    """What a batch reads and keeps a copy of for a data option (``Game.data_files_in``):
+    ``files``, the data file itself or the declared files of a data folder (sorted by name),
+    and ``ignored``, the names of a data folder's other entries (neither read nor copied)."""
+
+    folder: bool
+    files: tuple[Path, ...]
+    ignored: tuple[str, ...] = ()
+
+
+def _on_special_file_system(path: Path) -> str | None:
+    """The special file system (``SPECIAL_FILE_SYSTEMS``) ``path`` is on, links followed, or
+    None."""
+    resolved = path.resolve()
+    for root in SPECIAL_FILE_SYSTEMS:
+        if resolved == Path(root) or Path(root) in resolved.parents:
+            return root
+    return None
+
+
+def check_data_file(path: Path, where: str) -> int:
+    """A data file sim may read and copy: a regular file (links followed) of at most
+    ``MAX_DATA_FILE_BYTES``, not on a special file system; else a one-line InputError naming
+    ``where`` (the option or field) and the file. Returns its size in bytes."""
+    special = _on_special_file_system(path)
+    if special is not None:
+        raise InputError(f"{where}: {path} is on {special}, which holds the machine's live "
+                         f"state, not data; give a data file or folder")
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        raise InputError(f"{where}: {path}: data file not found") from None
+    except OSError as error:
+        raise InputError(f"{where}: {path}: data file cannot be read "
+                         f"({error.strerror or type(error).__name__})") from None
+    for is_kind, kind in _SPECIAL_KINDS:
+        if is_kind(status.st_mode):
+            raise InputError(f"{where}: {path} is {kind}, not a regular file; refused")
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{where}: {path} is not a regular file; refused")
+    if status.st_size > MAX_DATA_FILE_BYTES:
+        raise InputError(f"{where}: {path} has {status.st_size:,} bytes, more than the "
+                         f"{MAX_DATA_FILE_BYTES // 2**20} MiB a data file may have; refused")
+    return status.st_size
+
+
 class Game(ABC):
     """A game the simulator can play. Subclasses declare their parameters in one place."""
 
@@ -262,11 +438,19 @@ class Game(ABC):
     max_players: int = 1
     data_option: str = ""  # the CLI option / config field naming the game's data file
     data_help: str = ""  # what the data option takes, e.g. "a tile-set TOML file"
+    # The files a data folder given by ``data_option`` may hold, as names or glob patterns
+    # (``fnmatch``, matched against the file name): only these are read and copied into a
+    # batch (``data_files_in``); any other entry of the folder is ignored. A data option that
+    # names one file is that file whatever its name.
+    data_files: tuple[str, ...] = ()
     position_help: str = ""  # what ``sim score`` reads, e.g. "a planet (JSON)"
     # The field of a ``sim play --json`` document listing every seat's final position, which
     # ``sim score`` scores (e.g. "planets"); empty when the game writes none.
     played_positions_field: str = ""
     rules_parameters: tuple[RulesParameter, ...] = ()
+    # How some rules parameters are tuned (``rules_tuning``): the game's words and its own
+    # criteria; a parameter not listed is tuned with the generic ones.
+    rules_tunings: tuple[RulesTuning, ...] = ()
     # Seconds a first run takes to compile the game's kernels on a quiet machine, for the
     # status line shown before it (``sim.compiling``); 0: no estimate.
     compile_seconds: float = 0.0
@@ -307,9 +491,63 @@ class Game(ABC):
         """The rows-store columns the deal alone sets (``DealCovariate``); () for none."""
         return ()
 
+    def analyses(self) -> tuple[GameAnalysis, ...]:
+        """The game's own analyses, declared as data the shared statistics and report compute
+        (``GameAnalysis``: the game's columns and words); () for none."""
+        return ()
+
+    def analysis(self, kind: type) -> GameAnalysis | None:
+        """The game's first declared analysis of ``kind`` (one of ``GameAnalysis``), or None."""
+        return next((a for a in self.analyses() if isinstance(a, kind)), None)
+
+    def data_files_in(self, path: str | Path, where: str) -> DataFiles:
+        """The files a batch played with the data at ``path`` reads and keeps a copy of: the
+        file itself, or a folder's files that ``data_files`` declares (the other entries are
+        listed as ignored). Every one is checked by ``check_data_file`` (a regular file within
+        the size limit, nothing on /proc, /sys or /dev), as is the folder itself; a problem is
+        a one-line InputError naming ``where`` and the file."""
+        path = Path(path)
+        special = _on_special_file_system(path)
+        if special is not None:
+            raise InputError(f"{where}: {path} is on {special}, which holds the machine's "
+                             f"live state, not data; give a data file or folder")
+        if not path.is_dir():
+            check_data_file(path, where)
+            return DataFiles(False, (path,))
+        try:
+            entries = sorted(path.iterdir())
+        except OSError as error:
+            raise InputError(f"{where}: {path}: data folder cannot be read "
+                             f"({error.strerror or type(error).__name__})") from None
+        declared = [entry for entry in entries
+                    if any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in self.data_files)]
+        for entry in declared:
+            check_data_file(entry, where)
+        ignored = tuple(entry.name for entry in entries if entry not in declared)
+        return DataFiles(True, tuple(declared), ignored)
+
     def default_rules(self) -> dict[str, int]:
         """Every rules parameter at its default."""
         return {p.name: p.default for p in self.rules_parameters}
+
+    def rules_tuning(self, parameter: str) -> RulesTuning:
+        """How the integer rules ``parameter`` is tuned (``sim tune-rules``): the game's
+        declaration in ``rules_tunings``, or the generic one, every word filled in; a one-line
+        InputError for a name that is not one of its rules parameters."""
+        from dataclasses import replace
+
+        known = [p.name for p in self.rules_parameters]
+        if parameter not in known:
+            raise InputError(f"--parameter: '{parameter}' is not a rules parameter of "
+                             f"{self.title or self.name}"
+                             + (f"; its parameters: {', '.join(known)}" if known
+                                else "; it has none"))
+        tuning = next((t for t in self.rules_tunings if t.parameter == parameter),
+                      RulesTuning(parameter))
+        label = tuning.label or parameter.replace("_", " ")
+        return replace(tuning, label=label, column=tuning.column or label[:1].upper() + label[1:],
+                       title=tuning.title or f"{self.title or self.name} rules tuning: {label}",
+                       metrics_heading=tuning.metrics_heading or f"Metrics per {label}")
 
     def resolve_rules(self, overrides: dict[str, Any], source: str) -> dict[str, int]:
         """Defaults updated with ``overrides``, each checked; unknown names are errors."""

@@ -22,6 +22,7 @@ from sim.files import (
     write_bytes_atomic,
     write_text_atomic,
 )
+from sim.games.base import RemovedItemsEffect, RotatingRoleAssociation
 from sim.games.registry import get_game
 from sim.report import numbers, plots
 from sim.report.cards import card_blocks, card_figures, card_summary_rows, draft_blocks
@@ -37,7 +38,14 @@ from sim.report.document import (
     render_html,
     render_markdown,
 )
-from sim.report.findings import choose_findings, findings_rule, format_p_value, verdict_text
+from sim.report.findings import (
+    choose_findings,
+    count_effect_of,
+    declared,
+    findings_rule,
+    format_p_value,
+    verdict_text,
+)
 from sim.report.names import NO_NAMES, ItemNames, item_slug, names_of_batch
 from sim.report.skill import skill_blocks, skill_figures, skill_summary_rows
 from sim.report.summary_table import summary_table
@@ -382,15 +390,14 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     if analysis.token_table is None:
         return []
     players, rules = panel
-    blocks: list[Block] = [Heading("Construction token and tree-pick order", 3),
-                           Paragraph("Tree phase k (k = 1, 2, ...) is led by seat 1 + (k - 1) "
-                                     "mod players, so every seat leads in turn from seat 1 on; "
-                                     "when the light tiles drawn are not a multiple of the player "
-                                     "count, the first seats lead one phase more.")]
+    # The game's words for its rotating role and the count that sets its turns.
+    role = declared(analysis, RotatingRoleAssociation)
+    count = count_effect_of(analysis)
+    blocks: list[Block] = [Heading(role.heading, 3), Paragraph(role.explanation)]
     if analysis.token_effect is not None:
         for row in analysis.token_effect.iter_rows(named=True):
             blocks.append(Paragraph(
-                f"{row['players']} players: leading one more tree phase than the others is "
+                f"{row['players']} players: leading one more {role.turn} than the others is "
                 f"worth {_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])}"
                 f" points and {_with_ci(100 * row['win_gap'], 100 * row['win_gap_low'], 100 * row['win_gap_high'], 1)}"  # noqa: E501
                 f" percentage points of win chance (95% CIs; regression within each game with "
@@ -398,14 +405,14 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                 f"{row['games']:,} games)."))
     if "light" in figures:
         blocks.append(Figure("light", figures["light"],
-                             "Mean score by light tiles drawn: all players with its 95% CI, and "
-                             "each seat (the seats that lead more tree phases rise above)."))
+                             f"Mean score by {count.noun}: all players with its 95% CI, and "
+                             f"each seat (the seats that lead more {role.turn}s rise above)."))
     table = analysis.token_table.filter((pl.col("players") == players)
                                         & (pl.col("rules") == rules))
     blocks.append(Table(
-        ("Light tiles drawn", "Seat", "Phases leading", "Mean pick position (0 = first)",
+        (count.noun.capitalize(), "Seat", role.held_header, role.position_header,
          "Player-games", "Mean score (95% CI)", "Win rate"),
-        tuple((str(r["light_tiles_drawn"]), str(r["seat"] + 1), _number(r["first_picks"], 0),
+        tuple((str(r[role.count_column]), str(r["seat"] + 1), _number(r["first_picks"], 0),
                _number(r["mean_position"]), _count(r["player_games"]),
                _with_ci(r["mean"], r["mean_low"], r["mean_high"]),
                f"{100 * r['win_rate']:.1f}%") for r in table.iter_rows(named=True))))
@@ -461,17 +468,15 @@ def _variance_label(row: dict) -> str:
     return "all seats (the deal share)" if row["seat"] is None else f"seat {row['seat'] + 1}"
 
 
-# The rows-store column of the tiles removed unseen (the tile impact section reads it).
-REMOVED_TILES_COLUMN = "removed_tiles_mask"
-
-
 def tile_noun(game) -> str:
-    """What the game calls the items of its removed-tiles column (``DealCovariate.item``), the
-    noun its item names are keyed by; "tile" when it does not say."""
+    """What the game calls the items of its removed-items column (the ``DealCovariate.item`` of
+    its ``RemovedItemsEffect`` column), the noun its item names are keyed by; the declared noun
+    when no covariate says."""
+    removed = game.analysis(RemovedItemsEffect)
     for covariate in game.deal_covariates():
-        if covariate.column == REMOVED_TILES_COLUMN and covariate.item:
+        if removed is not None and covariate.column == removed.column and covariate.item:
             return covariate.item
-    return "tile"
+    return removed.noun if removed is not None else "item"
 
 
 def _tile_labels(analysis: BatchAnalysis, names: ItemNames) -> dict[int, str]:
@@ -566,26 +571,27 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
             "With many tiles compared, about 1 in 20 intervals misses zero by chance alone; the "
             "summary only names a tile whose effect survives a Bonferroni correction."))
     if analysis.light_tiles is not None:
-        blocks.append(Heading("Light tiles drawn", 3))
+        count = count_effect_of(analysis)
+        blocks.append(Heading(count.noun.capitalize(), 3))
         blocks.append(Table(
-            ("Players", "Light tiles drawn", "Deals", "Mean score (95% CI)"),
-            tuple((str(r["players"]), str(r["light_tiles_drawn"]), _count(r["deals"]),
+            ("Players", count.noun.capitalize(), "Deals", "Mean score (95% CI)"),
+            tuple((str(r["players"]), str(r[count.column]), _count(r["deals"]),
                    _with_ci(r["mean"], r["mean_low"], r["mean_high"]))
                   for r in analysis.light_tiles.iter_rows(named=True))))
         if analysis.light_fit is not None:
             for row in analysis.light_fit.iter_rows(named=True):
                 line = (f"least-squares slope {_with_ci(row['slope'], row['slope_low'], row['slope_high'])} "  # noqa: E501
-                        f"points per extra light tile over {row['deals']:,} deals")
+                        f"points per extra {count.item} over {row['deals']:,} deals")
                 if row["lack_of_fit_p"] == row["lack_of_fit_p"]:
                     line += (f"; lack-of-fit test of the line against one mean per count: "
                              f"F = {row['lack_of_fit_f']:.1f}, "
                              f"{format_p_value(row['lack_of_fit_p'])}, so the line "
                              + ("describes the curve" if row["linear"]
                                 else "does not describe the curve and the slope should not be "
-                                     "read as the worth of one more light tile"))
+                                     f"read as the worth of one more {count.item}"))
                 blocks.append(Paragraph(
-                    f"{row['players']} players: the mean peaks at {row['peak_count']} light "
-                    f"tiles: {_number(row['peak_mean'])} points, 95% CI "
+                    f"{row['players']} players: the mean peaks at {row['peak_count']} "
+                    f"{count.item}s: {_number(row['peak_mean'])} points, 95% CI "
                     f"{_number(row['peak_low'])} to {_number(row['peak_high'])}; "
                     f"{line}."))
     if len(blocks) == 1:
@@ -760,7 +766,9 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str],
         "variance": plots.variance_decomposition(analysis.deal_variance, players, rules),
         "tiles": plots.tile_impact(analysis.tile_impact, players, rules,
                                    _tile_labels(analysis, names)),
-        "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules),
+        "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules,
+                                   count_effect_of(analysis)
+                                   if analysis.light_tiles is not None else None),
         "convergence": plots.convergence(analysis.running, players, rules),
         "categories": plots.category_points(analysis.categories, players, rules),
     }

@@ -14,10 +14,12 @@ most games, and the first three that the batch can answer are reported, whether 
 6. How much does skill matter? (the strategy's share of the score's variance, the ladder)
 7. Does the early leader just win? (the halfway leader's win rate, lead changes; traced
    batches)
-8. Which removed tile moves the score most? (Bonferroni-significant tile effects)
-9. What is a light tile drawn worth? (the mean curve by light tiles drawn; a slope only when a
-   straight line fits)
-10. What is holding the construction token once more worth? (game and seat held fixed)
+8. Which removed item moves the score most? (Bonferroni-significant item effects; games that
+   declare a ``RemovedItemsEffect``)
+9. What is one more of a count the deal randomises worth? (the mean curve by the count; a slope
+   only when a straight line fits; games that declare a ``RandomisedCountEffect``)
+10. What is one more turn in a rotating role worth? (game and seat held fixed; games that
+    declare a ``RotatingRoleAssociation``)
 11. Which cards are strongest and weakest, when none is out of line? (the same for cards kept)
 12. How precise is the mean score, and how many games would +-0.1 point need?
 
@@ -32,17 +34,19 @@ from __future__ import annotations
 import polars as pl
 from scipy import stats
 
+from sim.games.base import RandomisedCountEffect, RemovedItemsEffect, RotatingRoleAssociation
 from sim.games.registry import get_game
 from sim.report.numbers import shown_half
 from sim.stats.analysis import BatchAnalysis
 from sim.stats.clustered import MIN_VERDICT_CLUSTERS
 from sim.stats.intervals import proportion_interval
+from sim.stats.variance import worded_count
 
 
 def findings_rule(columns: set[str], game=None) -> str:
     """The rule that chose the findings, in words, naming only the questions a game with these
-    result ``columns`` (and the card and trace hooks of ``game``) can ask (no removed tiles or
-    construction token for a game without them)."""
+    result ``columns`` (and the card, trace and analysis hooks of ``game``) can ask (no removed
+    items, count or rotating role for a game that declares none)."""
     cards = game.card_columns() if game is not None else None
     draft = game.draft_columns() if game is not None else None
     questions = ["is a seat favoured"]
@@ -55,12 +59,15 @@ def findings_rule(columns: set[str], game=None) -> str:
                   "how much skill matters"]
     if game is not None and game.supports_trace:
         questions.append("does the early leader just win (batches with the score trace)")
-    if "removed_tiles_mask" in columns:
-        questions.append("which removed tile matters most")
-    if "light_tiles_drawn" in columns:
-        questions.append("what a light tile is worth")
-    if "tree_phases_as_token_holder" in columns:
-        questions.append("what an extra turn with the construction token is worth")
+    removed, count, role = (game.analysis(kind) if game is not None else None
+                            for kind in (RemovedItemsEffect, RandomisedCountEffect,
+                                         RotatingRoleAssociation))
+    if removed is not None and removed.column in columns:
+        questions.append(f"which removed {removed.noun} matters most")
+    if count is not None and count.column in columns:
+        questions.append(f"what a {count.item} is worth")
+    if role is not None and role.column in columns:
+        questions.append(f"what an extra turn with the {role.noun} is worth")
     for spec in (cards, draft):
         if spec is not None:
             questions.append(f"which {spec.noun}s are strongest and weakest")
@@ -97,6 +104,19 @@ def percent_range(low: float | None, high: float | None) -> str:
         return "no interval"
     digits = 0 if 100 * (high - low) >= 2 else 1
     return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
+
+
+def declared(analysis: BatchAnalysis, kind: type):
+    """The analysis of ``kind`` that the batch's game declares (``Game.analysis``), or None
+    (also for an analysis without a batch, as tests build)."""
+    batch = getattr(analysis, "batch", None)
+    return get_game(batch.game).analysis(kind) if batch is not None else None
+
+
+def count_effect_of(analysis: BatchAnalysis) -> RandomisedCountEffect:
+    """The randomised count of the analysis's count table: its game's declaration, else one
+    worded by the table's count column."""
+    return declared(analysis, RandomisedCountEffect) or worded_count(analysis.light_tiles)
 
 
 def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
@@ -215,78 +235,83 @@ def deal_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
 
 
 def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """The removed tile with the largest effect that survives a Bonferroni correction."""
+    """The removed item with the largest effect that survives a Bonferroni correction."""
     impact = _panel(analysis.tile_impact, players, rules)
     if impact is None:
         return None
+    noun = (declared(analysis, RemovedItemsEffect) or RemovedItemsEffect("", "item")).noun
     critical = simultaneous_z(impact.height)
     impact = impact.with_columns(z_score=(pl.col("effect") / pl.col("effect_se")).abs())
     significant = impact.filter(pl.col("z_score") > critical)
     if significant.is_empty():
         bound = float((impact["effect"].abs() + critical * impact["effect_se"]).max())
         row = impact.sort("z_score", descending=True).row(0, named=True)
-        return (f"No single tile removed unseen moves the mean score detectably once all "
-                f"{impact.height} tiles are compared (largest: tile {row['tile']}, "
+        return (f"No single {noun} removed unseen moves the mean score detectably once all "
+                f"{impact.height} {noun}s are compared (largest: {noun} {row['tile']}, "
                 f"{row['effect']:+.2f} points); the data rule out an effect larger than "
-                f"{bound:.2f} points for any tile.")
+                f"{bound:.2f} points for any {noun}.")
     row = significant.sort(pl.col("effect").abs(), descending=True).row(0, named=True)
     half = critical * row["effect_se"]
-    return (f"Removing tile {row['tile']} unseen changes a player's mean score by "
+    return (f"Removing {noun} {row['tile']} unseen changes a player's mean score by "
             f"{row['effect']:+.2f} points (±{shown_half(half, 2)}"
             f", simultaneous over all {impact.height} "
-            f"tiles, holding the other removed tiles fixed); it is the largest of the tile "
+            f"{noun}s, holding the other removed {noun}s fixed); it is the largest of the "
+            f"{noun} "
             f"effects that stand out.")
 
 
 def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """What a light tile drawn is worth: a slope when a line fits, else the curve's shape."""
+    """What one more of the randomised count is worth: a slope when a line fits, else the
+    curve's shape."""
     fit = _panel(analysis.light_fit, players, rules)
     if fit is None:
         return None
     row = fit.row(0, named=True)
+    count = count_effect_of(analysis)
     if row["linear"]:
         half = row["slope_high"] - row["slope"]
         claim = ("changes" if row["slope_low"] > 0 or row["slope_high"] < 0
                  else "does not detectably change")
-        return (f"Each extra light tile drawn {claim} a player's mean score: "
+        return (f"Each extra {count.singular} {claim} a player's mean score: "
                 f"{row['slope']:+.2f} points (±{shown_half(half, 2)}"
-                f") per tile, over {row['deals']:,} deals "
+                f") per {count.unit}, over {row['deals']:,} deals "
                 f"(a straight line fits the means by count: lack-of-fit "
                 f"{format_p_value(row['lack_of_fit_p'])}).")
-    table = _panel(analysis.light_tiles, players, rules).sort("light_tiles_drawn")
+    table = _panel(analysis.light_tiles, players, rules).sort(count.column)
     first, last = table.row(0, named=True), table.row(table.height - 1, named=True)
     peak_half = row["peak_high"] - row["peak_mean"]
-    text = (f"Light tiles drawn do not add points at a constant rate (lack-of-fit "
+    text = (f"{count.noun.capitalize()} do not add points at a constant rate (lack-of-fit "
             f"F = {row['lack_of_fit_f']:.0f}, {format_p_value(row['lack_of_fit_p'])}): the mean "
-            f"score goes from {first['mean']:.1f} with {first['light_tiles_drawn']} light tiles "
+            f"score goes from {first['mean']:.1f} with {first[count.column]} {count.item}s "
             f"to a peak of {row['peak_mean']:.1f} (±{shown_half(peak_half, 2)}"
             f") with {row['peak_count']}, "
-            f"and is {last['mean']:.1f} with {last['light_tiles_drawn']}")
+            f"and is {last['mean']:.1f} with {last[count.column]}")
     if row["step"] == row["step"]:  # not NaN
         step_half = row["step_high"] - row["step"]
         moves = ("changes it by" if row["step_low"] > 0 or row["step_high"] < 0
                  else "does not detectably change it:")
-        text += (f"; at the most common count, {row['common_count']}, one more light tile "
+        text += (f"; at the most common count, {row['common_count']}, one more {count.item} "
                  f"{moves} {row['step']:+.2f} points (±{shown_half(step_half, 2)})")
     return text + "."
 
 
 def token_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
-    """Worth of leading one more tree phase, with the game and the seat held fixed."""
+    """Worth of one more turn in the rotating role, with the game and the seat held fixed."""
     effect = _panel(analysis.token_effect, players, rules)
     if effect is None:
         return None
     row = effect.row(0, named=True)
+    role = declared(analysis, RotatingRoleAssociation)
     score_half = row["score_gap_high"] - row["score_gap"]
     win_half = 100 * (row["win_gap_high"] - row["win_gap"])
     if row["score_gap_low"] > 0 or row["score_gap_high"] < 0:
-        return (f"Holding the construction token for one more tree phase is worth "
+        return (f"Holding the {role.noun} for one more {role.turn} is worth "
                 f"{row['score_gap']:+.2f} points (±{shown_half(score_half, 2)}) and "
                 f"{100 * row['win_gap']:+.1f} percentage points of win chance "
                 f"(±{shown_half(win_half, 1)}), "
                 f"with the game and the seat held fixed.")
     bound = max(abs(row["score_gap_low"]), abs(row["score_gap_high"]))
-    return (f"Leading one more tree phase with the construction token has no detectable effect "
+    return (f"Leading one more {role.turn} with the {role.noun} has no detectable effect "
             f"once the seat is held fixed: {row['score_gap']:+.2f} points "
             f"(±{shown_half(score_half, 2)}); "
             f"the data rule out an effect larger than {bound:.2f} points.")

@@ -30,6 +30,9 @@ import polars as pl  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
+from sim.games.base import RandomisedCountEffect  # noqa: E402
+from sim.stats.variance import worded_count  # noqa: E402
+
 # A 390 px phone less the report page's side margins (1.5em each at 16 px): the width a figure
 # is shown at on a phone.
 PHONE_PAGE_PX = 390 - 2 * 24
@@ -391,30 +394,33 @@ def variance_decomposition(variance: pl.DataFrame | None, players: int,
 
 
 def light_tiles(table: pl.DataFrame | None, token: pl.DataFrame | None, players: int,
-                rules: str) -> bytes | None:
-    """Mean score by light tiles drawn: all players (95% CIs) and, when known, per seat."""
+                rules: str, count: RandomisedCountEffect | None = None) -> bytes | None:
+    """Mean score by a count the deal randomises (``count``, the game's declaration; None:
+    worded by the table's count column): all players (95% CIs) and, when the rotating role's
+    ``token`` table is known, per seat."""
     if table is None:
         return None
+    count = count or worded_count(table)
     panel = table.filter((pl.col("players") == players) & (pl.col("rules") == rules)
-                         & (pl.col("deals") >= 2)).sort("light_tiles_drawn")
+                         & (pl.col("deals") >= 2)).sort(count.column)
     if panel.is_empty():
         return None
-    with styled_figure(1, "Mean score by number of light tiles drawn") as (figure, axes):
+    with styled_figure(1, f"Mean score by number of {count.noun}") as (figure, axes):
         axis = axes[0]
-        x = panel["light_tiles_drawn"].to_numpy()
+        x = panel[count.column].to_numpy()
         axis.fill_between(x, panel["mean_low"].to_numpy(), panel["mean_high"].to_numpy(),
                           color="black", alpha=0.15, label="all players, 95% CI")
         axis.plot(x, panel["mean"].to_numpy(), color="black", linewidth=2.5, marker="o",
                   label="all players")
         if token is not None:
             seats = token.filter((pl.col("players") == players) & (pl.col("rules") == rules)
-                                 & pl.col("light_tiles_drawn").is_in(list(x)))
+                                 & pl.col(count.column).is_in(list(x)))
             for seat, part in sorted(seats.group_by("seat"), key=lambda item: item[0]):
-                part = part.sort("light_tiles_drawn")
-                axis.plot(part["light_tiles_drawn"].to_numpy(), part["mean"].to_numpy(),
+                part = part.sort(count.column)
+                axis.plot(part[count.column].to_numpy(), part["mean"].to_numpy(),
                           marker=".", linewidth=1.5, label=f"seat {seat[0] + 1}")
         axis.set_xticks(x)
-        axis.set_xlabel("Light tiles drawn (= tree phases)")
+        axis.set_xlabel(count.axis_label)
         axis.set_ylabel("Mean score (points per player)")
         axis.set_title(_panel_title(players, rules))
         axis.legend(loc="best", ncol=2)
@@ -471,7 +477,7 @@ def convergence(running: pl.DataFrame, players: int, rules: str) -> bytes | None
 
 def category_points(categories: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
     """Mean points per scoring category, one group of bars per category and one bar per
-    strategy, with 95% CI whiskers (games with ``points_*`` columns, e.g. Harmonies)."""
+    strategy, with 95% CI whiskers (games with ``points_*`` columns)."""
     if categories is None or categories.is_empty():
         return None
     panel = categories.filter((pl.col("players") == players) & (pl.col("rules") == rules))

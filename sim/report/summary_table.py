@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from sim.games.base import RotatingRoleAssociation
+from sim.report.findings import count_effect_of, declared
 from sim.stats.analysis import BatchAnalysis
 
 SCHEMA = {"section": pl.String, "metric": pl.String, "players": pl.Int64, "rules": pl.String,
@@ -53,6 +55,10 @@ DISTRIBUTION_METRICS = ["player_games", "mean", "sd", "q05", "q25", "q50", "q75"
 def summary_table(analysis: BatchAnalysis) -> pl.DataFrame:
     """Every number the report shows, in the long schema."""
     seat_tests = analysis.seat_tests.with_columns(balanced=pl.col("balanced").cast(pl.Float64))
+    # The game's own analyses name their sections and key columns (``Game.analyses``).
+    role = (declared(analysis, RotatingRoleAssociation) if analysis.token_table is not None
+            else None)
+    count = count_effect_of(analysis) if analysis.light_tiles is not None else None
     parts = [
         long_rows("scores", analysis.distributions, DISTRIBUTION_METRICS),
         long_rows("scores", analysis.histogram.rename({"count": "player_games"}),
@@ -71,18 +77,20 @@ def summary_table(analysis: BatchAnalysis) -> pl.DataFrame:
                   ["category"]),
         long_rows("strategies", analysis.strategy_gaps, ["score_gap"], ["best", "worst"]),
         long_rows("strategies", analysis.head_to_head, ["games", "ahead_rate"], ["opponent"]),
-        long_rows("token", analysis.token_table,
+        long_rows(role.section if role else "", analysis.token_table,
                   ["player_games", "first_picks", "mean_position", "mean", "win_rate"],
-                  ["light_tiles_drawn"]),
-        long_rows("token", analysis.token_effect, ["games", "score_gap", "win_gap"]),
+                  [role.count_column] if role else []),
+        long_rows(role.section if role else "", analysis.token_effect,
+                  ["games", "score_gap", "win_gap"]),
         long_rows("deal variance", analysis.deal_variance,
                   ["deals", "player_games", "games_per_deal", "between_deal_variance",
                    "within_deal_variance", "icc"]),
         long_rows("tile impact", analysis.tile_impact,
                   ["deals_removed", "deals_kept", "mean_removed", "mean_kept", "effect"],
                   ["tile"]),
-        long_rows("light tiles", analysis.light_tiles, ["deals", "mean"], ["light_tiles_drawn"]),
-        long_rows("light tiles", analysis.light_fit,
+        long_rows(count.section if count else "", analysis.light_tiles, ["deals", "mean"],
+                  [count.column] if count else []),
+        long_rows(count.section if count else "", analysis.light_fit,
                   ["deals", "slope", "lack_of_fit_f", "lack_of_fit_p", "peak_count",
                    "peak_mean", "common_count", "step"]),
         long_rows("convergence", analysis.running.rename({"ci_low": "value_low",

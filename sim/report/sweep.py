@@ -350,6 +350,24 @@ def _lineup_row(results: SweepResults, config: dict, players: int) -> tuple[str,
                                          "leave the luck of the deal out")
 
 
+def partial_points_note(results: SweepResults) -> str | None:
+    """One line naming the grid points whose batch report is partial (shards their manifest
+    records as finished are missing or damaged, left out: ``Batch.partial_note``) and how to
+    play them again; None when every point with results is whole."""
+    partial = [(point, results.batches[point.index]) for point in results.played_points()
+               if results.batches[point.index].partial_note]
+    if not partial:
+        return None
+    named = "; ".join(f"point {point.label}: {len(batch.damaged_shards)} of "
+                      f"{len(batch.damaged_shards) + len(batch.shard_files)} finished shards "
+                      f"left out" for point, batch in partial)
+    folder = results.sweep.folder / "points"
+    return (f"PARTIAL: {len(partial)} of the {len(results.played_points())} points with results "
+            f"{'is' if len(partial) == 1 else 'are'} partial ({named}): the report covers only "
+            f"the shards that are whole; `sim run --resume {folder}/LABEL` plays a point's "
+            f"missing shards again")
+
+
 def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
     """What was played: game, grid, rules, lineup, players, data, design, stopping, and the
     sweep file that plays it again."""
@@ -403,6 +421,9 @@ def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
     rows.append(("Sweep", f"{sweep.name}: {len(played)} of {len(sweep.points)} points with "
                           f"results ({state_text}); sweep digest {sweep.digest[:12]}; written "
                           f"by sim {manifest.get('sim_version', '?')}"))
+    partial = partial_points_note(results)
+    if partial:
+        rows.insert(0, ("PARTIAL REPORT", partial))
     toml = reproducing_sweep(results, out_dir)
     if toml is None:
         rows.append(("Reproduce", "not possible with sim sweep: the points record no sim run "
@@ -866,7 +887,7 @@ def build_sweep_report(sweep_dir: Path, out_dir: Path | None = None,
     plays the games again) to ``out_dir`` (default ``reports/<sweep folder name>``), and, with
     ``point_reports``, every grid point's batch report in ``points/<label>/``, linked from the
     page. A folder holding another sweep's report is refused (``InputError``). ``extras`` adds
-    a preset's sections (``sim tune-trees``).
+    a preset's sections (``sim tune-rules``).
     """
     start = time.perf_counter()
 

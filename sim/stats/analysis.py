@@ -1,14 +1,15 @@
 """Every statistic of a batch, from its Parquet files.
 
-``analyse_batch`` hands every section one lazy scan of the narrow columns it needs. The
-sections read the shards in chunks of whole deals and keep exact integer sums per cell (and,
-for the clustered intervals and regressions, sums of per-deal products), so their memory does
-not grow with the number of games: a 10-million-game batch reports in about the memory of a
-small one (the card effects too). The rest of the sections particular to a game (card and
-draft descriptives, the draft's effects, how games unfold, the skill ladder, categories) still
-hold rows of their own: a 1-million-game report of a game with cards and the score trace needs
-several GB. What a store or a game cannot give is left as None, with a note saying
-why; the report prints those notes.
+``analyse_batch`` hands every section one lazy scan of the narrow columns it needs. Most
+sections read the shards in chunks of whole deals and keep exact integer sums per cell (and, for
+the clustered intervals and regressions, sums of per-deal products), so their memory does not
+grow with the number of games: the score distributions, seats, convergence, head to head, deal
+variance, the construction token, the game's card and draft sections (descriptives and
+randomised effects, ``sim.stats.cards``) and how games unfold (``sim.stats.unfolding``). What
+still grows with the batch: the game lengths hold one value per game, the points by category
+one sum per deal and category, and the skill ladder and variance split (panels with several
+strategies only) read their rows whole (``read_skill_rows``). What a store or a game cannot
+give is left as None, with a note saying why; the report prints those notes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from sim.games.base import (
+    GameAnalysis,
+    RandomisedCountEffect,
+    RemovedItemsEffect,
+    RotatingRoleAssociation,
+)
 from sim.games.registry import get_game
 from sim.stats.batch import Batch
 from sim.stats.cards import (
@@ -42,13 +49,12 @@ from sim.stats.seats import (
 from sim.stats.skill import ladder, read_skill_rows, variance_split
 from sim.stats.strategies import head_to_head, strategy_gaps
 from sim.stats.tokens import extra_token_effect, token_table
-from sim.stats.unfolding import game_lengths, read_trace_rows, unfolding_tables
+from sim.stats.unfolding import game_lengths, scan_trace_rows, unfolding_tables
 from sim.stats.units import cluster_moments
 from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
 
 ROW_COLUMNS = ["game_id", "deal_id", "replicate", "players", "rules", "strategy", "seat", "score",
                "rank", "win"]
-TOKEN_COLUMNS = ["tree_phases_as_token_holder", "light_tiles_drawn"]
 
 
 @dataclass
@@ -104,10 +110,38 @@ def _read_rows(batch: Batch) -> pl.LazyFrame:
     """A lazy scan of the rows store's columns the statistics use. Nothing is read here: each
     section aggregates the shards as it streams them, so the rows are never held at once."""
     columns = list(ROW_COLUMNS)
-    for extra in [*TOKEN_COLUMNS, "removed_tiles_mask"]:
-        if batch.has_columns(extra):
+    for extra in _analysis_columns(batch):
+        if batch.has_columns(extra) and extra not in columns:
             columns.append(extra)
     return batch.scan(columns)
+
+
+def __getattr__(name: str) -> list[str]:
+    """``TOKEN_COLUMNS``: the rotating-role and count columns the registered games declare
+    (``RotatingRoleAssociation``; tests read them), worked out when first asked for so that
+    importing this module loads no game."""
+    if name == "TOKEN_COLUMNS":
+        from sim.games.registry import games
+
+        return [column for game in games().values()
+                if (role := game.analysis(RotatingRoleAssociation)) is not None
+                for column in (role.column, role.count_column)]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _declared(batch: Batch, kind: type) -> GameAnalysis | None:
+    """The batch's game's declared analysis of ``kind`` (``Game.analysis``), or None."""
+    return get_game(batch.game).analysis(kind)
+
+
+def _analysis_columns(batch: Batch) -> list[str]:
+    """The rows-store columns the game's declared analyses read: the role and its count, the
+    randomised count, then the removed items (the order the scan has always had)."""
+    role = _declared(batch, RotatingRoleAssociation)
+    count = _declared(batch, RandomisedCountEffect)
+    removed = _declared(batch, RemovedItemsEffect)
+    return ([role.column, role.count_column] if role else []) + (
+        [count.column] if count else []) + ([removed.column] if removed else [])
 
 
 def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
@@ -187,21 +221,27 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
                          "the score variance cannot be separated from play.")
         else:
             analysis.deal_variance = variance
-        if batch.has_columns(*TOKEN_COLUMNS):
-            step("construction token and light tiles")
-            analysis.token_table = token_table(rows)
+        role = _declared(batch, RotatingRoleAssociation)
+        count = _declared(batch, RandomisedCountEffect)
+        removed = _declared(batch, RemovedItemsEffect)
+        if role and batch.has_columns(role.column, role.count_column):
+            step(role.noun)
+            analysis.token_table = token_table(rows, role.column, role.count_column)
+            # Found by its columns: the rows hold only this game's declared ones (``_read_rows``).
             effect = extra_token_effect(rows)
             analysis.token_effect = effect if not effect.is_empty() else None
-            analysis.light_tiles, fit = light_tile_effect(rows)
+        if count and batch.has_columns(count.column):
+            step(count.noun)
+            analysis.light_tiles, fit = light_tile_effect(rows, count_column=count.column)
             analysis.light_fit = fit if not fit.is_empty() else None
-        if batch.has_columns("removed_tiles_mask"):
-            step("tile impact")
-            impact = tile_impact(rows)
+        if removed and batch.has_columns(removed.column):
+            step(f"{removed.noun} impact")
+            impact = tile_impact(rows, mask_column=removed.column)
             analysis.tile_impact = impact if not impact.is_empty() else None
-        elif "removed_tiles_mask" in get_game(batch.game).column_docs():
-            # Only a game that records removed tiles can miss them; others never mention them.
-            notes.append("Tile impact needs the column removed_tiles_mask, which this batch "
-                         "does not have.")
+        elif removed:
+            # Only a game that records removed items can miss them; others never mention them.
+            notes.append(f"{removed.noun.capitalize()} impact needs the column {removed.column}, "
+                         "which this batch does not have.")
 
     if rows is not None:
         _game_sections(analysis, batch, rows, step, card_margin)
@@ -253,12 +293,11 @@ def _game_sections(analysis: BatchAnalysis, batch: Batch, rows: pl.LazyFrame,
         if analysis.draft_effects is not None:
             analysis.draft_settings = _non_empty(compare_settings(analysis.draft_effects,
                                                                   "score_effect"))
-    traces = read_trace_rows(batch) if game.supports_trace else None
+    traces = scan_trace_rows(batch) if game.supports_trace else None
     if traces is not None:
         step("how games unfold")
         tables = unfolding_tables(traces)
         analysis.unfolding = tables if not tables["summary"].is_empty() else None
-        del traces
     elif game.supports_trace:
         analysis.notes.append("How games unfold (lead changes, the leader's chances, comebacks, "
                               "when games are decided) needs the score trace: run the batch "

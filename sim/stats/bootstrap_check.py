@@ -18,6 +18,13 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 
+from sim.games.base import (
+    GameAnalysis,
+    RandomisedCountEffect,
+    RemovedItemsEffect,
+    RotatingRoleAssociation,
+)
+from sim.games.registry import get_game
 from sim.stats.batch import open_batch
 from sim.stats.clustered import t_critical
 from sim.stats.scores import distributions, score_histogram
@@ -28,7 +35,6 @@ from sim.stats.units import cluster_units
 from sim.stats.variance import light_tile_effect, tile_impact
 
 COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "rank", "win"]
-EXTRA = ["tree_phases_as_token_holder", "light_tiles_drawn", "removed_tiles_mask"]
 ROWS = SimpleNamespace(is_rows=True)
 
 
@@ -36,8 +42,21 @@ def _half_to_se(low: np.ndarray, high: np.ndarray, clusters: int) -> np.ndarray:
     return (np.asarray(high) - np.asarray(low)) / (2.0 * t_critical(clusters))
 
 
-def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
-    """Every checked quantity of ``rows``: name -> (estimate, reported standard error)."""
+def _first(analyses: tuple[GameAnalysis, ...], kind: type):
+    return next((a for a in analyses if isinstance(a, kind)), None)
+
+
+def analysis_columns(analyses: tuple[GameAnalysis, ...]) -> list[str]:
+    """The rows-store columns the game's declared analyses read, each once."""
+    columns = [column for a in analyses
+               for column in (a.column, getattr(a, "count_column", a.column))]
+    return list(dict.fromkeys(columns))
+
+
+def estimates(rows: pl.DataFrame, analyses: tuple[GameAnalysis, ...] = ()
+              ) -> dict[str, tuple[float, float]]:
+    """Every checked quantity of ``rows``: name -> (estimate, reported standard error), with
+    those of the game's declared ``analyses`` (``Game.analyses``) whose columns it has."""
     lazy = rows.lazy()
     units = cluster_units(ROWS, lazy)
     histogram = score_histogram(ROWS, lazy)
@@ -65,26 +84,33 @@ def estimates(rows: pl.DataFrame) -> dict[str, tuple[float, float]]:
     for row in matrix.iter_rows(named=True) if not matrix.is_empty() else []:
         found[f"head-to-head: {row['strategy']} over {row['opponent']}"] = (
             row["ahead_rate"], float(row["ahead_rate_se"]))
-    if "tree_phases_as_token_holder" in rows.columns:
-        for row in extra_token_effect(lazy).iter_rows(named=True):
+    role = _first(analyses, RotatingRoleAssociation)
+    if role is not None and role.column in rows.columns:
+        for row in extra_token_effect(lazy, role_column=role.column).iter_rows(named=True):
             se = _half_to_se(row["score_gap_low"], row["score_gap_high"], clusters)
-            found["token: points per extra phase led"] = (row["score_gap"], float(se))
+            found[f"{role.noun}: points per extra {role.turn} led"] = (row["score_gap"],
+                                                                       float(se))
             se = _half_to_se(row["win_gap_low"], row["win_gap_high"], clusters)
-            found["token: win chance per extra phase led"] = (row["win_gap"], float(se))
-        light, _ = light_tile_effect(lazy)
+            found[f"{role.noun}: win chance per extra {role.turn} led"] = (row["win_gap"],
+                                                                           float(se))
+    count = _first(analyses, RandomisedCountEffect)
+    if count is not None and count.column in rows.columns:
+        light, _ = light_tile_effect(lazy, count_column=count.column)
         for row in light.filter(pl.col("deals") >= 100).iter_rows(named=True):
             se = _half_to_se(row["mean_low"], row["mean_high"], row["deals"])
-            found[f"mean score at {row['light_tiles_drawn']} light tiles"] = (row["mean"],
-                                                                              float(se))
-    if "removed_tiles_mask" in rows.columns:
-        for row in tile_impact(lazy).iter_rows(named=True):
-            found[f"tile {row['tile']} removed"] = (row["effect"], row["effect_se"])
+            found[f"mean score at {row[count.column]} {count.item}s"] = (row["mean"],
+                                                                         float(se))
+    removed = _first(analyses, RemovedItemsEffect)
+    if removed is not None and removed.column in rows.columns:
+        for row in tile_impact(lazy, mask_column=removed.column).iter_rows(named=True):
+            found[f"{removed.noun} {row['tile']} removed"] = (row["effect"], row["effect_se"])
     return found
 
 
-def bootstrap(rows: pl.DataFrame, resamples: int, seed: int = 1) -> pl.DataFrame:
+def bootstrap(rows: pl.DataFrame, resamples: int, seed: int = 1,
+              analyses: tuple[GameAnalysis, ...] = ()) -> pl.DataFrame:
     """Reported SE, bootstrap SD and their ratio for every quantity of ``estimates``."""
-    reported = estimates(rows)
+    reported = estimates(rows, analyses)
     rows = rows.sort(["deal_id", "game_id", "seat"])
     deal_ids = rows["deal_id"].to_numpy()
     deals, starts, sizes = np.unique(deal_ids, return_index=True, return_counts=True)
@@ -105,7 +131,7 @@ def bootstrap(rows: pl.DataFrame, resamples: int, seed: int = 1) -> pl.DataFrame
         sample = rows[index].with_columns(
             deal_id=pl.Series(new_deal, dtype=pl.Int64),
             game_id=pl.col("game_id") + pl.Series(game_shift, dtype=pl.Int64))
-        values = estimates(sample)
+        values = estimates(sample, analyses)
         for name in draws:
             if name in values:
                 draws[name].append(values[name][0])
@@ -126,9 +152,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resamples", type=int, default=200)
     arguments = parser.parse_args(argv)
     batch = open_batch(arguments.run_dir)
-    columns = COLUMNS + [c for c in EXTRA if batch.has_columns(c)]
+    analyses = get_game(batch.game).analyses()
+    columns = COLUMNS + [c for c in analysis_columns(analyses) if batch.has_columns(c)]
     rows = batch.scan(columns).with_columns(pl.col("players").cast(pl.Int64)).collect()
-    table = bootstrap(rows, arguments.resamples)
+    table = bootstrap(rows, arguments.resamples, analyses=analyses)
     with pl.Config(tbl_rows=-1, tbl_width_chars=160, fmt_str_lengths=60):
         print(table)
     ratios = table["ratio"].drop_nulls()

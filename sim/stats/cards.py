@@ -444,14 +444,15 @@ def _fit_records(fit, ids: np.ndarray, shown: np.ndarray, chosen: np.ndarray,
     return records
 
 
-def _verdict(record: dict, margin: float, noun: str) -> tuple[str | None, str | None]:
-    """The verdict of a pooled per-card estimate and, when there is none or no interval, why."""
+def _verdict(record: dict, margin: float, cause: str) -> tuple[str | None, str | None]:
+    """The verdict of a pooled per-card estimate and, when there is none or no interval, why
+    (``cause``: the weak first stage in words, e.g. "the deal barely changes who keeps it")."""
     if record["clusters"] < MIN_VERDICT_CLUSTERS:
         return None, (f"{record['clusters']} deals: below {MIN_VERDICT_CLUSTERS} no verdict is "
                       f"given")
     low, high = record["score_per_card_low"], record["score_per_card_high"]
     if not (np.isfinite(low) and np.isfinite(high)):
-        return "undecided", (f"no interval: the deal barely changes who {noun} it "
+        return "undecided", (f"no interval: {cause} "
                              f"(first-stage F = {record['first_stage_f']:.1f})")
     return margin_verdict(low, high, margin), None
 

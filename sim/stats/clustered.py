@@ -41,7 +41,7 @@ Below ``MIN_VERDICT_CLUSTERS`` clusters a report gives no verdict at all and say
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -448,7 +448,6 @@ def gram_ratio_table(sums: pl.DataFrame, keys: list[str], count: Combination,
     ``{prefix}``, ``_se``, ``_low``, ``_high`` and ``_clusters``, sorted by ``keys``. Every sum is
     exact; each number is rounded once."""
     # Imported here: sim.stats.variance imports this module.
-    from sim.stats.variance import exact_ratio_intervals
 
     sums = sums.sort(keys, nulls_last=True)
     rows = sums.to_dicts()
@@ -484,3 +483,31 @@ def gram_ratio_table(sums: pl.DataFrame, keys: list[str], count: Combination,
                         f"{prefix}_high": pl.Series(found["high"], dtype=pl.Float64),
                         f"{prefix}_clusters": pl.Series(clusters, dtype=pl.Int64)})
     return sums.select(keys).with_columns(**columns)
+
+
+def exact_ratio_intervals(clusters: Sequence[int], count: Sequence[Fraction | int],
+                          total: Sequence[Fraction | int],
+                          count_squares: Sequence[Fraction | int],
+                          cross: Sequence[Fraction | int],
+                          total_squares: Sequence[Fraction | int],
+                          confidence: float) -> dict[str, np.ndarray]:
+    """Per group: the ratio mean sum(y) / sum(x) over clusters with its cluster-robust (CR1)
+    standard error and t interval on clusters - 1 degrees of freedom, from the exact sums over
+    the group's clusters of x, y, x^2, x*y and y^2 (``count``, ``total``, ``count_squares``,
+    ``cross``, ``total_squares``) - the numbers ``grouped_ratio_intervals`` gives from one row
+    per cluster. Returns arrays ``mean``, ``se``, ``low``, ``high``."""
+    means, squares = [], []
+    for x, y, xx, xy, yy in zip(count, total, count_squares, cross, total_squares,
+                                strict=True):
+        x, y = Fraction(x), Fraction(y)
+        means.append(float(y / x) if x else float("nan"))
+        # sum over clusters of ((y_c - mean x_c) / x)^2, expanded and exact.
+        squares.append(float((x * x * yy - 2 * x * y * xy + y * y * xx) / x ** 4) if x
+                       else float("nan"))
+    groups = np.asarray(clusters, dtype=float)
+    mean, square = np.asarray(means, dtype=float), np.asarray(squares, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.where(groups >= 2, groups / (groups - 1.0) * square, np.nan)
+    se = np.sqrt(variance)
+    critical = t_critical(groups, confidence)
+    return {"mean": mean, "se": se, "low": mean - critical * se, "high": mean + critical * se}

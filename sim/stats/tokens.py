@@ -1,9 +1,11 @@
-"""The construction token (Legendary Forests rows store): who leads the tree phases and what
-leading one more is worth.
+"""A role that rotates through the seats (a game's ``RotatingRoleAssociation``: the holder
+leads a phase, and the role passes to the next seat once per unit of a count the deal
+randomises): how often each seat holds it and what holding it once more is worth. Which seats
+hold it more follows from the seat order, so these are associations, the seat held fixed.
 
-- ``token_table``: per (players, rules, light tiles drawn, seat) the tree phases led, the mean
-  pick position, the mean score with a cluster-robust (by deal) interval and the win rate;
-- ``extra_token_effect``: the worth of leading one more tree phase, the game and the seat held
+- ``token_table``: per (players, rules, count, seat) the phases led, the mean position in the
+  order of play, the mean score with a cluster-robust (by deal) interval and the win rate;
+- ``extra_token_effect``: the worth of leading one more phase, the game and the seat held
   fixed (within-game regression, cluster-robust by deal).
 
 Both read the rows in chunks of whole deals (``sim.stats.variance.summarise_whole_deals``) and
@@ -19,9 +21,11 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 
+from sim.games.base import RotatingRoleAssociation
 from sim.stats.clustered import CONFIDENCE, t_critical
 from sim.stats.variance import (
     chunk_panels,
+    declared_for,
     exact_products,
     exact_ratio_intervals,
     exact_solve,
@@ -32,7 +36,6 @@ from sim.stats.variance import (
 )
 
 PANEL = ["players", "rules"]
-TOKEN_KEYS = [*PANEL, "light_tiles_drawn", "seat"]
 _CELL_SUMS = ["clusters", "player_games", "total", "first_picks", "count_squares", "cross",
               "total_squares"]
 
@@ -49,13 +52,15 @@ def mean_pick_position(players: int, light_tiles: int, seat: int) -> float:
     return float(((seat - k) % players).mean())
 
 
-def _token_cells(chunk: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per cell of ``TOKEN_KEYS`` in a chunk of whole deals: the deals (clusters), exact
+def _token_cells(chunk: pl.DataFrame, role_column: str, count_column: str
+                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per cell (players, rules, ``count_column``, seat) in a chunk of whole deals: the deals
+    (clusters), exact
     integer sums of player-games, scores, tree phases led and the squares and cross products
     of the per-deal sums; and the player-games per win share (a tie splits the win)."""
     cells, wins = [], []
     for players, rules, panel in chunk_panels(chunk):
-        light_codes, low_light, lights = integer_codes(panel["light_tiles_drawn"].to_numpy())
+        light_codes, low_light, lights = integer_codes(panel[count_column].to_numpy())
         seat_codes, low_seat, seats = integer_codes(panel["seat"].to_numpy())
         deals = panel["deal_id"].to_numpy()
         deal_codes = np.cumsum(np.r_[True, deals[1:] != deals[:-1]]) - 1  # deals in runs
@@ -68,13 +73,13 @@ def _token_cells(chunk: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
         unit_cell = keys % (lights * seats)
         units = pl.DataFrame({
-            "light_tiles_drawn": pl.Series(unit_cell // seats + low_light, dtype=pl.Int64),
+            count_column: pl.Series(unit_cell // seats + low_light, dtype=pl.Int64),
             "seat": pl.Series(unit_cell % seats + low_seat, dtype=pl.Int64),
             "n": pl.Series(np.bincount(index), dtype=pl.Int64),
             "total": pl.Series(summed("score"), dtype=pl.Int64),
-            "first_picks": pl.Series(summed("tree_phases_as_token_holder"), dtype=pl.Int64)})
+            "first_picks": pl.Series(summed(role_column), dtype=pl.Int64)})
         constants = {"players": pl.lit(players, pl.Int64), "rules": pl.lit(rules, pl.String)}
-        cells.append(units.group_by("light_tiles_drawn", "seat").agg(
+        cells.append(units.group_by(count_column, "seat").agg(
             clusters=pl.len().cast(pl.Int64), player_games=pl.col("n").sum(),
             total=pl.col("total").sum(), first_picks=pl.col("first_picks").sum(),
             count_squares=(pl.col("n") ** 2).sum(), cross=(pl.col("n") * pl.col("total")).sum(),
@@ -85,30 +90,36 @@ def _token_cells(chunk: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         counts = np.bincount(cell * shares.size + share_codes)
         found = np.flatnonzero(counts)
         wins.append(pl.DataFrame({
-            "light_tiles_drawn": pl.Series(found // shares.size // seats + low_light,
-                                           dtype=pl.Int64),
+            count_column: pl.Series(found // shares.size // seats + low_light, dtype=pl.Int64),
             "seat": pl.Series(found // shares.size % seats + low_seat, dtype=pl.Int64),
             "win": pl.Series(shares[found % shares.size], dtype=pl.Float64),
             "count": pl.Series(counts[found], dtype=pl.Int64)}).with_columns(**constants))
     return pl.concat(cells, how="diagonal"), pl.concat(wins, how="diagonal")
 
 
-def token_table(rows: pl.LazyFrame) -> pl.DataFrame:
-    """Per (players, rules, light tiles drawn, seat): tree phases as first picker, mean pick
-    position, mean score and win rate, the mean with a cluster-robust (by deal) interval
-    (Legendary Forests rows store).
+def token_table(rows: pl.LazyFrame, role_column: str | None = None,
+                count_column: str | None = None) -> pl.DataFrame:
+    """Per (players, rules, count, seat): the phases led (``first_picks``), the mean position
+    in the order of play, mean score and win rate, the mean with a cluster-robust (by deal)
+    interval (rows store).
 
     Every number is an exact integer or rational sum rounded once (a win share is a float the
     store holds exactly; the rate sums them as fractions), so it does not depend on how the
-    rows are chunked."""
+    rows are chunked. ``role_column``: per seat, the times the player held the rotating role
+    (the tree phases led); ``count_column``: the deal's count of the role's turns (light tiles
+    drawn); None: those of the registered game's ``RotatingRoleAssociation`` the rows hold."""
+    if role_column is None or count_column is None:
+        role = declared_for(rows, RotatingRoleAssociation)
+        role_column, count_column = role.column, role.count_column
+    token_keys = [*PANEL, count_column, "seat"]
     parts = summarise_whole_deals(
-        rows, [*TOKEN_KEYS, "deal_id", "score", "win", "tree_phases_as_token_holder"],
-        _token_cells)
+        rows, [*token_keys, "deal_id", "score", "win", role_column],
+        lambda chunk: _token_cells(chunk, role_column, count_column))
     if not parts:
         return pl.DataFrame()
-    cells = (pl.concat([cell for cell, _ in parts]).group_by(TOKEN_KEYS)
-             .agg(pl.col(_CELL_SUMS).sum()).sort(TOKEN_KEYS))
-    win_counts = pl.concat([win for _, win in parts]).group_by([*TOKEN_KEYS, "win"]).agg(
+    cells = (pl.concat([cell for cell, _ in parts]).group_by(token_keys)
+             .agg(pl.col(_CELL_SUMS).sum()).sort(token_keys))
+    win_counts = pl.concat([win for _, win in parts]).group_by([*token_keys, "win"]).agg(
         pl.col("count").sum())
     win_sums: dict[tuple, Fraction] = {}
     for *key, share, count in win_counts.iter_rows():
@@ -118,8 +129,8 @@ def token_table(rows: pl.LazyFrame) -> pl.DataFrame:
     intervals = exact_ratio_intervals(sums["clusters"], games, sums["total"],
                                       sums["count_squares"], sums["cross"],
                                       sums["total_squares"], CONFIDENCE)
-    keys = list(cells.select(TOKEN_KEYS).iter_rows())
-    return cells.select(TOKEN_KEYS).with_columns(
+    keys = list(cells.select(token_keys).iter_rows())
+    return cells.select(token_keys).with_columns(
         player_games=pl.Series(games, dtype=pl.UInt32),
         first_picks=pl.Series([float(Fraction(f, n)) for f, n in
                                zip(sums["first_picks"], games, strict=True)], dtype=pl.Float64),
@@ -134,8 +145,7 @@ def token_table(rows: pl.LazyFrame) -> pl.DataFrame:
 
 TOKEN_EFFECT_METHOD = ("regression on the tree phases led, within each game (game fixed "
                        "effects) with seat fixed effects, cluster-robust by deal")
-_TOKEN_COLUMNS = ["game_id", "deal_id", *PANEL, "seat", "score", "win",
-                  "tree_phases_as_token_holder"]
+_TOKEN_COLUMNS = ["game_id", "deal_id", *PANEL, "seat", "score", "win"]  # and the role's
 
 
 def _token_panels(chunk: pl.DataFrame):
@@ -166,24 +176,24 @@ def _by_game(panel: pl.DataFrame, column: str, players: int, kind: type) -> np.n
     return panel[column].to_numpy().astype(kind).reshape(-1, players)
 
 
-def _scaled_design(panel: pl.DataFrame, players: int) -> np.ndarray:
+def _scaled_design(panel: pl.DataFrame, players: int, role_column: str) -> np.ndarray:
     """players x (the token led centred within its game, then each seat 1.. indicator centred):
     integers, the design of the within regression scaled by the player count."""
-    token = _by_game(panel, "tree_phases_as_token_holder", players, np.int64)
+    token = _by_game(panel, role_column, players, np.int64)
     centred = (players * token - token.sum(axis=1, keepdims=True)).ravel()
     seat = panel["seat"].to_numpy()
     return np.column_stack([centred, *[players * (seat == s).astype(np.int64) - 1
                                        for s in range(1, players)]]).astype(np.int64)
 
 
-def _normal_equations(chunk: pl.DataFrame) -> dict[tuple[int, str], dict]:
+def _normal_equations(chunk: pl.DataFrame, role_column: str) -> dict[tuple[int, str], dict]:
     """First pass, per panel of a chunk: rows, games, deals, whether any game's seats led
     different numbers of phases, the first game id, and exact X'X, X'score and X'(win = v) per
     win share v of the scaled design (its columns sum to 0 in every game, so the outcomes need
     no centring here)."""
     found = {}
     for players, rules, panel in _token_panels(chunk):
-        design = _scaled_design(panel, players)
+        design = _scaled_design(panel, players, role_column)
         win = panel["win"].cast(pl.Float64).to_numpy()
         shares = np.sort(pl.Series(win).unique().to_numpy())
         found[(players, rules)] = {
@@ -216,8 +226,8 @@ def _add(total: dict, part: dict) -> dict:
             "win": win}
 
 
-def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.ndarray]]
-                    ) -> dict[tuple[int, str], np.ndarray]:
+def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.ndarray]],
+                    role_column: str) -> dict[tuple[int, str], np.ndarray]:
     """Second pass, per panel of a chunk: the sum over its deals of the outer products of each
     deal's score vector X_c' e_c (residuals from the known coefficients), score and win
     outcome stacked: (2, k, k)."""
@@ -231,7 +241,7 @@ def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.nd
             return (values - values.sum(axis=1, keepdims=True) / players).ravel()
 
         seat = panel["seat"].to_numpy()
-        design = np.column_stack([within("tree_phases_as_token_holder"),
+        design = np.column_stack([within(role_column),
                                   *[(seat == s).astype(float) - 1.0 / players
                                     for s in range(1, players)]])
         starts = run_starts(panel["deal_id"].to_numpy())
@@ -244,7 +254,8 @@ def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.nd
     return found
 
 
-def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
+def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95,
+                       role_column: str | None = None) -> pl.DataFrame:
     """Per (players, rules): what leading one more tree phase is worth, in points and in win
     chance, holding the game and the seat fixed, with 95% intervals.
 
@@ -258,10 +269,14 @@ def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataF
 
     Two passes over the rows in chunks of whole deals: exact X'X and X'y give the coefficients
     (rational, rounded once), then the per-deal scores X_c' e_c give the covariance's middle.
-    The games must be whole (every seat once).
+    The games must be whole (every seat once). ``role_column``: the per-seat column of phases
+    led (None: the registered game's ``RotatingRoleAssociation`` the rows hold).
     """
+    role_column = role_column or declared_for(rows, RotatingRoleAssociation).column
+    columns = [*_TOKEN_COLUMNS, role_column]
     totals: dict[tuple[int, str], dict] = {}
-    for part in summarise_whole_deals(rows, _TOKEN_COLUMNS, _normal_equations):
+    for part in summarise_whole_deals(rows, columns,
+                                      lambda chunk: _normal_equations(chunk, role_column)):
         for key, sums in part.items():
             totals[key] = _add(totals[key], sums) if key in totals else sums
     fits, betas = {}, {}
@@ -279,8 +294,9 @@ def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataF
         fits[(players, rules)] = (sums, beta, bread)
     meats: dict[tuple[int, str], np.ndarray] = {}
     if betas:
-        for part in summarise_whole_deals(rows, _TOKEN_COLUMNS,
-                                          lambda chunk: _cluster_scores(chunk, betas)):
+        for part in summarise_whole_deals(rows, columns,
+                                          lambda chunk: _cluster_scores(chunk, betas,
+                                                                        role_column)):
             for key, products in part.items():
                 meats[key] = meats[key] + products if key in meats else products
     results = []

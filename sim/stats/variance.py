@@ -3,7 +3,7 @@
 - ``deal_variance``: one-way random-effects decomposition of a seat's score over deals, from
   games that replay the same deal (``replicate`` 0..R-1 of a ``deal_id``);
 - ``tile_impact``: the effect on the mean score of a tile removed unseen, holding the other
-  removed tiles fixed (Legendary Forests, ``removed_tiles_mask``);
+  removed tiles fixed (the deal's bit mask of items removed unseen, ``RemovedItemsEffect``);
 - ``light_tile_effect``: mean score by the number of light tiles drawn, and whether a line
   fits it (lack-of-fit test), its peak and the step from the most common count.
 
@@ -28,8 +28,9 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from sim.games.base import GameAnalysis, RandomisedCountEffect, RemovedItemsEffect
 from sim.stats.batch import collect_streaming
-from sim.stats.clustered import t_critical
+from sim.stats.clustered import exact_ratio_intervals, t_critical  # noqa: F401 - re-exported
 from sim.stats.intervals import one_way_random_effects
 
 PANEL = ["players", "rules"]
@@ -195,34 +196,6 @@ def exact_integer_solve(matrix: Sequence[Sequence[int]],
         rest = sum((work[i][j] * solution[j] for j in range(i + 1, size)), Fraction(0))
         solution[i] = (work[i][size] - rest) / work[i][i]
     return solution
-
-
-def exact_ratio_intervals(clusters: Sequence[int], count: Sequence[Fraction | int],
-                          total: Sequence[Fraction | int],
-                          count_squares: Sequence[Fraction | int],
-                          cross: Sequence[Fraction | int],
-                          total_squares: Sequence[Fraction | int],
-                          confidence: float) -> dict[str, np.ndarray]:
-    """Per group: the ratio mean sum(y) / sum(x) over clusters with its cluster-robust (CR1)
-    standard error and t interval on clusters - 1 degrees of freedom, from the exact sums over
-    the group's clusters of x, y, x^2, x*y and y^2 (``count``, ``total``, ``count_squares``,
-    ``cross``, ``total_squares``) - the numbers ``grouped_ratio_intervals`` gives from one row
-    per cluster. Returns arrays ``mean``, ``se``, ``low``, ``high``."""
-    means, squares = [], []
-    for x, y, xx, xy, yy in zip(count, total, count_squares, cross, total_squares,
-                                strict=True):
-        x, y = Fraction(x), Fraction(y)
-        means.append(float(y / x) if x else float("nan"))
-        # sum over clusters of ((y_c - mean x_c) / x)^2, expanded and exact.
-        squares.append(float((x * x * yy - 2 * x * y * xy + y * y * xx) / x ** 4) if x
-                       else float("nan"))
-    groups = np.asarray(clusters, dtype=float)
-    mean, square = np.asarray(means, dtype=float), np.asarray(squares, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        variance = np.where(groups >= 2, groups / (groups - 1.0) * square, np.nan)
-    se = np.sqrt(variance)
-    critical = t_critical(groups, confidence)
-    return {"mean": mean, "se": se, "low": mean - critical * se, "high": mean + critical * se}
 
 
 def _per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
@@ -531,7 +504,23 @@ TILE_METHOD = ("least squares of the deal's mean score on one indicator per tile
                "other removed tiles fixed; deals are the independent units (HC1 robust errors)")
 
 
-def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
+def declared_for(rows: pl.LazyFrame, kind: type) -> GameAnalysis:
+    """The analysis of ``kind`` that a registered game declares (``Game.analyses``) and whose
+    columns ``rows`` hold: what the functions here read when called without their columns (the
+    report passes its batch's game's). A ValueError when no game's fits."""
+    from sim.games.registry import games  # every game is loaded only when no column is given
+
+    names = set(rows.collect_schema().names())
+    for game in games().values():
+        found = game.analysis(kind)
+        if found is not None and {found.column, getattr(found, "count_column", found.column)
+                                  } <= names:
+            return found
+    raise ValueError(f"no registered game declares a {kind.__name__} with these columns")
+
+
+def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95,
+                mask_column: str | None = None) -> pl.DataFrame:
     """Per (players, rules, tile): mean score per player of deals with the tile removed unseen
     and without it, and the tile's effect holding the other removed tiles fixed, with a 95%
     interval.
@@ -543,15 +532,16 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     the others. A tile never removed (tile 1, the start) or always removed is left out.
 
     Fitted from sufficient statistics: per distinct set of removed tiles (bits of
-    ``removed_tiles_mask``) the deals and their score sums, so X'X is the integer co-removal
+    ``mask_column``) the deals and their score sums, so X'X is the integer co-removal
     counts and X'y the per-tile sums of deal means; beta, the effects and the means are exact
     rationals rounded once. The HC1 covariance sums each deal's squared residual as the
     within-set sum of squares plus the set's deals times its mean's squared residual.
     """
-    sums = _deal_score_sums(rows, "removed_tiles_mask")
+    mask_column = mask_column or declared_for(rows, RemovedItemsEffect).column
+    sums = _deal_score_sums(rows, mask_column)
     results = []
     for (players, rules), panel in sums.group_by(PANEL, maintain_order=True):
-        mask = panel["removed_tiles_mask"].to_numpy().astype(np.int64)
+        mask = panel[mask_column].to_numpy().astype(np.int64)
         deals = panel["deals"].to_numpy().astype(np.int64)
         n = panel["n"].to_numpy().astype(np.int64)
         totals = panel["total"].to_numpy().astype(np.int64)
@@ -607,12 +597,12 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95) -> pl.DataFrame:
     return pl.DataFrame(results)
 
 
-def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
-                      ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95,
+                      count_column: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Mean score per player by the number of light tiles drawn, and whether a straight line
     describes it.
 
-    Returns (table per (players, rules, light_tiles_drawn): deals, mean with a 95% t interval
+    Returns (table per (players, rules, ``count_column``): deals, mean with a 95% t interval
     over deals; fit per (players, rules)). The fit row holds the least-squares slope (points per
     extra light tile, HC1 interval), the lack-of-fit F test of the line against one mean per
     count (as statsmodels ``anova_lm`` gives it; ``linear`` is true when it does not reject at
@@ -623,11 +613,12 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
     the deal means), exact rationals rounded once: the line, its residuals and the one-mean-
     per-count model all depend on the deals only through them.
     """
-    sums = _deal_score_sums(rows, "light_tiles_drawn")
-    keys = [*PANEL, "light_tiles_drawn"]
+    count_column = count_column or declared_for(rows, RandomisedCountEffect).column
+    sums = _deal_score_sums(rows, count_column)
+    keys = [*PANEL, count_column]
     tables, fits = [], []
     for (players, rules), panel in sums.group_by(PANEL, maintain_order=True):
-        groups = _by_count(panel, "light_tiles_drawn")
+        groups = _by_count(panel, count_column)
         counts = sorted(groups)
         deals = [groups[x][0] for x in counts]
         sum_y = [groups[x][1] for x in counts]
@@ -636,7 +627,7 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
         table = pl.DataFrame({
             "players": pl.Series([int(players)] * len(counts), dtype=pl.Int64),
             "rules": pl.Series([rules] * len(counts), dtype=pl.String),
-            "light_tiles_drawn": pl.Series(counts, dtype=pl.Int64),
+            count_column: pl.Series(counts, dtype=pl.Int64),
             "mean": intervals["mean"], "mean_low": intervals["low"],
             "mean_high": intervals["high"], "deals": pl.Series(deals, dtype=pl.Int64)})
         tables.append(table)
@@ -645,12 +636,21 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95
             continue
         fits.append({"players": int(players), "rules": rules, "deals": int(total),
                      **_line_fit(groups, total, confidence),
-                     **_curve_facts(table, groups, total, confidence)})
+                     **_curve_facts(table, groups, total, confidence, count_column)})
     table = (pl.concat(tables) if tables else pl.DataFrame(schema={
-        "players": pl.Int64, "rules": pl.String, "light_tiles_drawn": pl.Int64,
+        "players": pl.Int64, "rules": pl.String, count_column: pl.Int64,
         "mean": pl.Float64, "mean_low": pl.Float64, "mean_high": pl.Float64,
         "deals": pl.Int64})).sort(keys)
     return table, pl.DataFrame(fits)
+
+
+def worded_count(table: pl.DataFrame) -> RandomisedCountEffect:
+    """The count of a ``light_tile_effect`` table, worded by its column's name: for a table
+    whose game's declaration (``Game.analyses``) is not at hand."""
+    column = next(c for c in table.columns
+                  if c not in ("players", "rules", "mean", "mean_low", "mean_high", "deals"))
+    words = column.replace("_", " ")
+    return RandomisedCountEffect(column, words, words, words, words, words.capitalize(), words)
 
 
 def _line_fit(groups: dict[int, tuple[int, Fraction, Fraction]], total: int,
@@ -690,21 +690,19 @@ def _line_fit(groups: dict[int, tuple[int, Fraction, Fraction]], total: int,
 
 
 def _curve_facts(table: pl.DataFrame, groups: dict[int, tuple[int, Fraction, Fraction]],
-                 total: int, confidence: float) -> dict:
+                 total: int, confidence: float, count_column: str) -> dict:
     """The peak of the mean curve (among counts seen in at least 1% of deals), the most common
     count and the change of the mean from it to the next count, with a Welch interval."""
     frequent = table.filter(pl.col("deals") >= max(2, 0.01 * total))
-    peak = frequent.sort(["mean", "light_tiles_drawn"], descending=[True, False]).row(
-        0, named=True)
-    common = table.sort(["deals", "light_tiles_drawn"], descending=[True, False]).row(
-        0, named=True)
-    facts = {"peak_count": peak["light_tiles_drawn"], "peak_mean": peak["mean"],
+    peak = frequent.sort(["mean", count_column], descending=[True, False]).row(0, named=True)
+    common = table.sort(["deals", count_column], descending=[True, False]).row(0, named=True)
+    facts = {"peak_count": peak[count_column], "peak_mean": peak["mean"],
              "peak_low": peak["mean_low"], "peak_high": peak["mean_high"],
-             "common_count": common["light_tiles_drawn"], "step": float("nan"),
+             "common_count": common[count_column], "step": float("nan"),
              "step_low": float("nan"), "step_high": float("nan")}
     empty = (0, Fraction(0), Fraction(0))
-    here = groups.get(common["light_tiles_drawn"], empty)
-    after = groups.get(common["light_tiles_drawn"] + 1, empty)
+    here = groups.get(common[count_column], empty)
+    after = groups.get(common[count_column] + 1, empty)
     if here[0] >= 2 and after[0] >= 2:
         step = float(after[1] / after[0]) - float(here[1] / here[0])
         # Each count's variance of the deal means (ddof 1) over its deals.

@@ -170,8 +170,10 @@ def test_an_error_during_the_run_removes_the_bar(tmp_path):
     result = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "run"),
                                  "--workers", "1"])
     assert result.exit_code == 2
-    # A cold cache adds its one status line before the run starts (run alone, first).
-    lines = [line for line in result.output.splitlines() if not line.startswith("compiling ")]
+    # A cold cache adds its one status line before the run starts (run alone, first), and the
+    # strategy file beside the config is announced before it runs.
+    lines = [line for line in result.output.splitlines()
+             if not line.startswith(("compiling ", "note: running strategy code from "))]
     assert len(lines) == 1 and lines[0].startswith("error: strategy 'bad' returned 1000000"), \
         result.output
 

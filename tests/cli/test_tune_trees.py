@@ -10,15 +10,32 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
+from sim.games.legendary_forests.tuning import SUPPLY, TREE_SUPPLY
 from sim.stats.synthetic import SyntheticDesign, generate_rows
-from sim.tune_trees import (
+from sim.tune_rules import (
     SINGLE_FIELD,
-    SUPPLY,
     across_fields,
     parse_range,
-    recommend,
-    tree_supply_metrics,
+    rules_metrics,
+    skill_gap_to_best,
+    tuning_document,
 )
+from sim.tune_rules import recommend as recommend_rules
+
+
+# The tree-supply preset of the generic rules tuning, under the names these tests were written
+# with.
+def recommend(metrics, max_starvation=0.10, skill_tolerance=0.02):
+    return recommend_rules(metrics, TREE_SUPPLY, skill_tolerance,
+                           {"starvation_constrained": max_starvation})
+
+
+def tree_supply_metrics(rows, strongest, fair_margin=0.02):
+    return rules_metrics(rows, TREE_SUPPLY, strongest, fair_margin)
+
+
+def tune_trees_document(*arguments, **options):
+    return tuning_document("legendary-forests", TREE_SUPPLY, *arguments, **options)
 
 
 def synthetic_metrics(rows):
@@ -241,7 +258,6 @@ def test_metrics_and_picks_per_field_with_skill_only_where_greedy_plays():
 
 def test_the_document_plays_strong_and_mixed_on_the_same_deals():
     from sim.sweep import load_sweep, sweep_from_document
-    from sim.tune_trees import tune_trees_document
 
     document = tune_trees_document([2], [2, 3], "planner", 100, 5, 50, "out", None)
     assert document["fields"] == ["strong=planner", "mixed=pool:planner+greedy"]
@@ -381,7 +397,6 @@ def test_the_distance_to_the_best_supply_covers_the_truth_with_the_best_unknown(
     supply is 'shown to lose skill' (upper end below -2 pp) in at most 5% of replications,
     where the old rule (the largest estimate as a fixed reference) does so far more often."""
     from sim.stats.clustered import grouped_ratio_intervals
-    from sim.tune_trees import skill_gap_to_best
 
     generator = np.random.default_rng(36)
     skills = np.array([0.60, 0.585, 0.57, 0.50])

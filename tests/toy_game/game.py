@@ -41,6 +41,7 @@ class PickTwo(Game):
     max_players = PLAYERS
     data_option = "deck"
     data_help = "a Pick Two deck TOML file"
+    data_files = ("*.toml",)  # one deck file
     position_help = "a Pick Two hand"
     rules_parameters = RULES_PARAMETERS
     field_lineups = (("strong", "greedy", "greedy in both seats"),

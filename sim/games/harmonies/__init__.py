@@ -18,3 +18,8 @@ Module map (one concern each; the modules every game has are marked *):
 * ``position`` *  the board JSON format and the from-scratch reference scorer
 * ``drawing`` *   text drawings of a board
 """
+
+# The files a Harmonies data folder may hold (``Game.data_files``): each replaces the shipped
+# file of its name (``data.load_data_folder``); only these are read and copied into a batch.
+DATA_FOLDER_FILES = ("bag.toml", "setup.toml", "boards.toml", "scoring.toml", "animals.toml",
+                     "spirits.toml")

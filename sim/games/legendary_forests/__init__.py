@@ -12,3 +12,7 @@ Module map (the modules every game has are marked *):
 * ``convert``        planets <-> the engine's table
 * ``drawing`` *      ASCII drawings of a planet
 """
+
+# The data option names one tile-set TOML file (``Game.data_files``: what a data folder may
+# hold, were one given; the game reads a single file).
+DATA_FILES = ("*.toml",)

@@ -23,6 +23,7 @@ from sim.games.base import (
     StrategySpec,
 )
 from sim.games.columns import list_column, nested_list_column, score_trace_column
+from sim.games.harmonies import DATA_FOLDER_FILES
 from sim.games.harmonies.colours import COLOUR_NAMES
 from sim.games.harmonies.data import (
     DATA_DIRECTORY,
@@ -101,6 +102,7 @@ class Harmonies(Game):
     max_players = 4
     data_option = "data"
     data_help = "a Harmonies data folder"
+    data_files = DATA_FOLDER_FILES
     position_help = "a Harmonies board"
     played_positions_field = "boards"
     rules_parameters = RULES_PARAMETERS

@@ -17,6 +17,8 @@ from sim.games.base import (
     StrategySpec,
 )
 from sim.games.columns import score_trace_column
+from sim.games.legendary_forests import DATA_FILES
+from sim.games.legendary_forests.analyses import ANALYSES
 from sim.games.legendary_forests.convert import planet_of
 from sim.games.legendary_forests.data import (
     COLOUR_NAMES,
@@ -39,6 +41,7 @@ from sim.games.legendary_forests.rules import (
     tile_arrays,
 )
 from sim.games.legendary_forests.svg import planet_svg, tile_names, tile_svg
+from sim.games.legendary_forests.tuning import RULES_TUNINGS
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
@@ -90,9 +93,11 @@ class LegendaryForests(Game):
     max_players = 5
     data_option = "tiles"
     data_help = "a Legendary Forests tile-set TOML file"
+    data_files = DATA_FILES
     position_help = "a Legendary Forests planet"
     played_positions_field = "planets"
     rules_parameters = RULES_PARAMETERS
+    rules_tunings = RULES_TUNINGS  # the tree supply (``sim tune-trees``)
     # Measured on a quiet machine (README, Speed): the loop with random and greedy; the rest.
     compile_seconds = 13.0
     strategy_compile_seconds = {"rune-hunter": 3.0, "closer": 2.0, "planner": 6.0, "denier": 3.0,
@@ -112,6 +117,10 @@ class LegendaryForests(Game):
         ("casual", "greedy", "the one-move greedy player in every seat"),
     )
     default_fields = ("strong", "mixed", "casual")
+
+    def analyses(self) -> tuple:
+        """The construction token, light tiles and removed tiles analyses (``analyses.py``)."""
+        return ANALYSES
 
     def deal_covariates(self) -> tuple[DealCovariate, ...]:
         """What the shuffle decides: the tiles removed unseen, and how many light tiles come
