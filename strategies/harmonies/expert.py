@@ -11,8 +11,11 @@ and the README (Harmonies strategies).
 Speed: a move changes the board on its own hexes only. A token's value works out again only
 the potentials and card targets it can change, and a whole move's judge reads every card
 habitat's chance from the start of the search (:data:`SearchCache`) except for the habitats
-covering the move's hexes. Cached numbers are the very numbers a full recount gives, summed and
-compared in the same order, so the games are those of the full recount, move for move.
+covering the move's hexes, and of those only the cells on them; a later token step reads a
+token's first-step value where the tokens before it are 3 or more hexes away
+(:func:`first_value_holds`), and every trial starts from the search start's gain cache. Cached
+numbers are the very numbers a full recount gives, summed and compared in the same order, so
+the games are those of the full recount, move for move.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from numba import njit
 
 from sim.games.harmonies.colours import BLUE, GRAY, GREEN, RED, YELLOW
 from sim.games.harmonies.gains import (
+    copy_gain_cache,
     copy_local_view,
     holds_placed_spirit,
     invalidate,
@@ -76,6 +80,7 @@ from strategies.harmonies.valued import (
     NOT_LEGAL,
     card_offer_worth,
     cards_worth,
+    cell_chance,
     choose_targets,
     estimate_supply,
     fresh_chance,
@@ -402,6 +407,27 @@ def note_hex_potentials(tables, public, player, work, token_cost, row):
             public.cube_heights, player, hex_index, work.supply, token_cost)
 
 
+@njit(cache=True)
+def note_potentials_near_plan(tables, public, player, work, token_cost, placed):
+    """:func:`note_hex_potentials` into row 1 for the board with the first ``placed`` tokens
+    of ``work.plan_hexes`` added to the board of row 0: a potential depends on its hex and
+    the 6 around it only, so only the hexes of those tokens and their neighbours are worked
+    out again; the rest are row 0's numbers."""
+    work.hex_potentials[1, :] = work.hex_potentials[0, :]
+    for step in range(placed):
+        hex_index = work.plan_hexes[step]
+        if hex_index < 0:
+            continue
+        for direction in range(7):
+            near = hex_index if direction == 6 else tables.neighbours[hex_index, direction]
+            if near >= 0:
+                work.hex_potentials[1, near] = hex_potential(
+                    tables.neighbours, tables.tree_points, tables.mountain_points,
+                    tables.building_points, tables.building_min_colours, public.stacks,
+                    public.heights, public.cube_heights, player, near, work.supply,
+                    token_cost)
+
+
 @compiled(always_inline=True)
 def potential_reads_neighbours(stacks, heights, cube_heights, player, hex_index):
     """True when :func:`valued.hex_potential` of ``hex_index`` depends on its neighbours'
@@ -413,19 +439,6 @@ def potential_reads_neighbours(stacks, heights, cube_heights, player, hex_index)
         return False
     top = stacks[player, hex_index, height - 1]
     return top == GRAY or top == YELLOW or top == RED
-
-
-@compiled(always_inline=True)
-def note_target_worths(work, stacks, heights, cube_heights, player, worths):
-    """Each target's expected points on the board as it is into ``worths``; returns their sum,
-    :func:`valued.cards_worth` (the same terms added in the same order)."""
-    total = 0.0
-    for target in range(work.target_slot.shape[0]):
-        if work.target_slot[target] >= 0:
-            worths[target] = target_worth(work, target, stacks, heights, cube_heights, player,
-                                          work.supply)
-            total += worths[target]
-    return total
 
 
 @compiled(always_inline=True)
@@ -463,7 +476,6 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
     targets covering its hex. The rest enter as the cached numbers, in the same sums, so the
     value is the very number a full recount gives."""
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
-    neighbours = tables.neighbours
     value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
     height = heights[player, hex_index]
     if height == 0:
@@ -474,26 +486,8 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
         stacks[player, hex_index, height] = colour
         heights[player, hex_index] = height + 1
         if w_potential > 0:
-            if colour == GREEN or colour == BLUE:
-                own = 0.0  # a tree or water grows no further: hex_potential's 0
-            else:
-                own = hex_potential(neighbours, tables.tree_points, tables.mountain_points,
-                                    tables.building_points, tables.building_min_colours,
-                                    stacks, heights, cube_heights, player, hex_index,
-                                    work.supply, token_cost)
-            change = -potentials[hex_index] + own
-            for direction in range(6):
-                neighbour = neighbours[hex_index, direction]
-                if neighbour >= 0:
-                    after = potentials[neighbour]
-                    if potential_reads_neighbours(stacks, heights, cube_heights, player,
-                                                  neighbour):
-                        after = hex_potential(
-                            neighbours, tables.tree_points, tables.mountain_points,
-                            tables.building_points, tables.building_min_colours, stacks,
-                            heights, cube_heights, player, neighbour, work.supply, token_cost)
-                    change += after - potentials[neighbour]
-            value += w_potential * change
+            value += w_potential * potential_change(tables, public, player, work, hex_index,
+                                                    colour, token_cost, potentials)
         if touches_target:
             value += w_cards * (cards_worth_after_token(work, stacks, heights, cube_heights,
                                                         player, hex_index, target_worths)
@@ -501,6 +495,134 @@ def expert_token_value(tables, public, player, work, hex_index, colour, w_potent
         heights[player, hex_index] = height
         stacks[player, hex_index, height] = previous
     return value
+
+
+@compiled(always_inline=True)
+def potential_change(tables, public, player, work, hex_index, colour, token_cost, potentials):
+    """The change of the board's potentials made by the ``colour`` token just put on
+    ``hex_index``, given ``potentials`` of every hex before it: its hex's and those of the
+    neighbours whose potential reads their neighbours (:func:`potential_reads_neighbours`)."""
+    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
+    neighbours = tables.neighbours
+    if colour == GREEN or colour == BLUE:
+        own = 0.0  # a tree or water grows no further: hex_potential's 0
+    else:
+        own = hex_potential(neighbours, tables.tree_points, tables.mountain_points,
+                            tables.building_points, tables.building_min_colours,
+                            stacks, heights, cube_heights, player, hex_index,
+                            work.supply, token_cost)
+    change = -potentials[hex_index] + own
+    for direction in range(6):
+        neighbour = neighbours[hex_index, direction]
+        if neighbour >= 0:
+            after = potentials[neighbour]
+            if potential_reads_neighbours(stacks, heights, cube_heights, player, neighbour):
+                after = hex_potential(
+                    neighbours, tables.tree_points, tables.mountain_points,
+                    tables.building_points, tables.building_min_colours, stacks,
+                    heights, cube_heights, player, neighbour, work.supply, token_cost)
+            change += after - potentials[neighbour]
+    return change
+
+
+@compiled(always_inline=True)
+def note_target_parts(work, stacks, heights, cube_heights, player, search):
+    """Each target's worth on the board as it is into ``search.target_worths`` and each of its
+    cells' chances into ``search.target_parts``; returns the worths' sum,
+    :func:`valued.cards_worth`. A worth is :func:`valued.target_worth`: the cells' chances
+    multiplied in cell order up to the first that can never be, then the fresh chance."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] < 0:
+            continue
+        chance = 1.0
+        spoiled = False
+        for cell in range(work.target_cell_count[target]):
+            # Every cell's chance is kept (also past a spoiled one): a token may change any.
+            part = cell_chance(work.target_requirements[target, cell], stacks, heights,
+                               cube_heights, player, work.target_cells[target, cell], cell == 0,
+                               work.supply)
+            search.target_parts[target, cell] = part
+            if spoiled:
+                continue
+            if part < 0:
+                chance = search.target_fresh[target]
+                spoiled = True
+            else:
+                chance *= part
+        search.target_worths[target] = work.target_value[target] * chance
+        total += search.target_worths[target]
+    return total
+
+
+@compiled(always_inline=True)
+def cards_worth_after_token_in_search(work, stacks, heights, cube_heights, player, hex_index,
+                                      search):
+    """:func:`cards_worth_after_token` from the step's :func:`note_target_parts`: of a target
+    covering ``hex_index`` only that cell's chance is worked out again."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] < 0:
+            continue
+        if not search.target_covers[target, hex_index]:
+            total += search.target_worths[target]
+            continue
+        chance = 1.0
+        for cell in range(work.target_cell_count[target]):
+            if work.target_cells[target, cell] == hex_index:
+                part = cell_chance(work.target_requirements[target, cell], stacks, heights,
+                                   cube_heights, player, hex_index, cell == 0, work.supply)
+            else:
+                part = search.target_parts[target, cell]
+            if part < 0:
+                chance = search.target_fresh[target]
+                break
+            chance *= part
+        total += work.target_value[target] * chance
+    return total
+
+
+@compiled(always_inline=True)
+def search_token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                       spirit_placed, cards_before, space_charge, token_cost, potentials,
+                       search):
+    """:func:`expert_token_value` from the search's caches: whether the hex is a target's
+    (:func:`note_target_cells`) and the step's target cells' chances
+    (:func:`note_target_parts`); the same terms in the same order, so the same number."""
+    stacks, heights = public.stacks, public.heights
+    value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
+    height = heights[player, hex_index]
+    if height == 0:
+        value -= space_charge
+    touches_target = w_cards > 0 and search.target_touches[hex_index]
+    if w_potential > 0 or touches_target:
+        previous = stacks[player, hex_index, height]
+        stacks[player, hex_index, height] = colour
+        heights[player, hex_index] = height + 1
+        if w_potential > 0:
+            value += w_potential * potential_change(tables, public, player, work, hex_index,
+                                                    colour, token_cost, potentials)
+        if touches_target:
+            value += w_cards * (cards_worth_after_token_in_search(
+                work, stacks, heights, public.cube_heights, player, hex_index, search)
+                - cards_before)
+        heights[player, hex_index] = height
+        stacks[player, hex_index, height] = previous
+    return value
+
+
+@compiled(always_inline=True)
+def first_value_holds(search, hex_index, placed, placed_on_target):
+    """True when a token's first-step value on ``hex_index`` (the board at the search's start)
+    is its value on the board with tokens on the hexes of the bit mask ``placed``, for a
+    colour other than yellow and blue and no placed spirit (a yellow's or blue's gain reads
+    whole fields and rivers, a spirit's the whole board): every token placed is 3 or more hexes
+    away (what a value reads lies within 2: its hex's stack, its neighbours' and their
+    neighbours' tops, the potentials of its hex and neighbours), and when one is on a target's
+    hex the hex is no target's (the card term then adds the very same worths)."""
+    if search.near[hex_index] & placed:
+        return False
+    return not (placed_on_target and search.target_touches[hex_index])
 
 
 @njit(cache=True)
@@ -514,7 +636,6 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
     token_cost = work.parameters[player, SLOT_COST]
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
     spirit_placed = holds_placed_spirit(tables, public, player)
-    target_worths = search.target_worths
     total = 0.0
     for step in range(first_step, token_count):
         best_value = NOT_LEGAL
@@ -524,11 +645,19 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
         refresh(tables, public, player, work.scratch, work.cache)
         cards_before = 0.0
         if w_cards > 0:
-            cards_before = note_target_worths(work, stacks, heights, cube_heights, player,
-                                              target_worths)
+            cards_before = note_target_parts(work, stacks, heights, cube_heights, player,
+                                             search)
         if step > 0 and w_potential > 0:
-            note_hex_potentials(tables, public, player, work, token_cost, 1)
+            note_potentials_near_plan(tables, public, player, work, token_cost, step)
         potentials = work.hex_potentials[0 if step == 0 else 1]
+        # A later step may read a first-step value where the tokens placed so far change
+        # nothing it is worked out from (:func:`first_value_holds`).
+        placed = np.uint64(0)
+        placed_on_target = False
+        reuse = step > 0 and may_cache_spots(tables) and not spirit_placed
+        if reuse:
+            placed = plan_hex_mask(work, step)
+            placed_on_target = w_cards > 0 and (placed & search.all_target_cells[0]) != 0
         for token in range(token_count):
             if work.token_left[token] == 0:
                 continue
@@ -541,8 +670,11 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
                 continue
             # Every space starts from the same board: first-step values are worked out once.
             cached = step == 0 and work.first_step_ready[colour] == 1
+            reuse_colour = (reuse and work.first_step_ready[colour] == 1
+                            and colour != YELLOW and colour != BLUE)
             for hex_index in range(tables.hex_count):
-                if cached:
+                if cached or (reuse_colour and first_value_holds(search, hex_index, placed,
+                                                                 placed_on_target)):
                     value = work.first_step_values[colour, hex_index]
                     if value == NOT_LEGAL:
                         continue
@@ -552,10 +684,10 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
                         work.first_step_values[colour, hex_index] = NOT_LEGAL
                     continue
                 else:
-                    value = expert_token_value(tables, public, player, work, hex_index, colour,
-                                               w_potential, w_cards, spirit_placed,
-                                               cards_before, target_worths, space_charge,
-                                               token_cost, potentials)
+                    value = search_token_value(tables, public, player, work, hex_index,
+                                               colour, w_potential, w_cards, spirit_placed,
+                                               cards_before, space_charge, token_cost,
+                                               potentials, search)
                     if step == 0:
                         work.first_step_values[colour, hex_index] = value
                 better, ties = keep_if_better(value, best_value, ties, generator)
@@ -672,8 +804,19 @@ def best_offer_worth(tables, public, player, work, turns_left):
 SearchCache = namedtuple("SearchCache", [
     "chances",  # float64[E, ROTATIONS, H] chance on the board at the search's start (-1: never)
     "cells",  # uint64[E, ROTATIONS, H] bit h set when the habitat covers hex h (0: never done)
+    "parts",  # float64[E, ROTATIONS, H, cells] each cell's chance at the start (where cells != 0)
+    "start_best",  # float64[E, H] the largest chance over rotations at each cube hex at the start
+    "hex_cells",  # uint64[E, H] the union over rotations of ``cells`` at each cube hex
     "hex_best",  # float64[H] scratch: a card's chance on every cube hex after a move
     "target_worths",  # float64[K] scratch: each target's worth at a token step's start
+    "target_parts",  # float64[K, cells] scratch: each target cell's chance at a step's start
+    "target_covers",  # uint8[K, H] 1 when the target covers the hex
+    "target_touches",  # uint8[H] 1 when some target covers the hex
+    "target_fresh",  # float64[K] the chance of building the target's habitat afresh
+    "target_cells",  # uint64[K] bit h set when the target covers hex h (boards of <= 64 hexes)
+    "start_target_worths",  # float64[K] each target's worth at the search's start
+    "all_target_cells",  # uint64[1] the union of ``target_cells``
+    "near",  # uint64[H] bit h set for every hex within 2 steps of the hex (itself included)
 ])
 
 
@@ -682,9 +825,41 @@ def new_search_cache(tables, public, work):
     """A :data:`SearchCache` for ``tables``'s boards, unfilled."""
     entries = public.held_cards.shape[1] + public.card_row.shape[0]
     shape = (entries, ROTATIONS, tables.hex_count)
+    targets = work.target_slot.shape[0]
     return SearchCache(np.empty(shape, dtype=np.float64), np.zeros(shape, dtype=np.uint64),
+                       np.empty(shape + (tables.card_cells.shape[3],), dtype=np.float64),
+                       np.empty((entries, tables.hex_count), dtype=np.float64),
+                       np.zeros((entries, tables.hex_count), dtype=np.uint64),
                        np.empty(tables.hex_count, dtype=np.float64),
-                       np.empty(work.target_slot.shape[0], dtype=np.float64))
+                       np.empty(targets, dtype=np.float64),
+                       np.empty((targets, tables.card_cells.shape[3]), dtype=np.float64),
+                       np.zeros((targets, tables.hex_count), dtype=np.uint8),
+                       np.zeros(tables.hex_count, dtype=np.uint8),
+                       np.empty(targets, dtype=np.float64), np.zeros(targets, dtype=np.uint64),
+                       np.empty(targets, dtype=np.float64), np.zeros(1, dtype=np.uint64),
+                       near_hexes(tables))
+
+
+@njit(cache=True)
+def near_hexes(tables):
+    """For each hex, the bit mask of the hexes within 2 steps of it, itself included (all 0
+    on a board of more than 64 hexes, where masks are not used)."""
+    near = np.zeros(tables.hex_count, dtype=np.uint64)
+    if not may_cache_spots(tables):
+        return near
+    for hex_index in range(tables.hex_count):
+        mask = np.uint64(1) << np.uint64(hex_index)
+        for direction in range(6):
+            neighbour = tables.neighbours[hex_index, direction]
+            if neighbour < 0:
+                continue
+            mask |= np.uint64(1) << np.uint64(neighbour)
+            for further in range(6):
+                second = tables.neighbours[neighbour, further]
+                if second >= 0:
+                    mask |= np.uint64(1) << np.uint64(second)
+        near[hex_index] = mask
+    return near
 
 
 @njit(cache=True)
@@ -695,22 +870,71 @@ def may_cache_spots(tables):
 
 @njit(cache=True)
 def note_card_spots(tables, public, player, supply, search, entry, card):
-    """Fill ``search``'s entry ``entry`` for ``card`` on the board as it is."""
+    """Fill ``search``'s entry ``entry`` for ``card`` on the board as it is: every spot's
+    chance (:func:`valued.placement_chance`: the product of its cells' chances in cell order,
+    -1 at the first cell that can never be), its cells' chances and hexes, and per cube hex the
+    largest chance and the hexes of all its rotations."""
+    cells = tables.card_cell_count[card]
+    for cube_hex in range(tables.hex_count):
+        search.hex_cells[entry, cube_hex] = 0
     for rotation in range(ROTATIONS):
         for cube_hex in range(tables.hex_count):
-            chance = placement_chance(tables, public.stacks, public.heights,
-                                      public.cube_heights, player, card, rotation, cube_hex,
-                                      supply)
+            chance = -1.0
+            if tables.card_fits[card, rotation, cube_hex]:
+                chance = 1.0
+                for cell in range(cells):
+                    part = cell_chance(tables.card_requirement[card, cell], public.stacks,
+                                       public.heights, public.cube_heights, player,
+                                       tables.card_cells[card, rotation, cube_hex, cell],
+                                       cell == 0, supply)
+                    search.parts[entry, rotation, cube_hex, cell] = part
+                    if part < 0:
+                        chance = -1.0
+                        break
+                    chance *= part
             search.chances[entry, rotation, cube_hex] = chance
             mask = np.uint64(0)
             # A habitat that can never be completed stays so while tokens are added: a stack
             # only grows on top (a wrong level or a stack too tall stays), cubes stay put. Its
             # -1 is kept whatever a move does.
             if chance >= 0:
-                for cell in range(tables.card_cell_count[card]):
+                for cell in range(cells):
                     mask |= np.uint64(1) << np.uint64(
                         tables.card_cells[card, rotation, cube_hex, cell])
             search.cells[entry, rotation, cube_hex] = mask
+            search.hex_cells[entry, cube_hex] |= mask
+    for cube_hex in range(tables.hex_count):
+        best = -1.0
+        for rotation in range(ROTATIONS):
+            if search.chances[entry, rotation, cube_hex] > best:
+                best = search.chances[entry, rotation, cube_hex]
+        search.start_best[entry, cube_hex] = best
+
+
+@njit(cache=True)
+def note_target_cells(tables, public, player, work, search):
+    """Fill ``search``'s facts about the turn's targets (fixed for the search): the hexes each
+    covers, its fresh chance and its worth on the board as it is."""
+    search.target_covers[:] = 0
+    search.target_touches[:] = 0
+    search.all_target_cells[0] = 0
+    for target in range(work.target_slot.shape[0]):
+        mask = np.uint64(0)
+        if work.target_slot[target] >= 0:
+            cells = work.target_cell_count[target]
+            for cell in range(cells):
+                hex_index = work.target_cells[target, cell]
+                search.target_covers[target, hex_index] = 1
+                search.target_touches[hex_index] = 1
+                if may_cache_spots(tables):
+                    mask |= np.uint64(1) << np.uint64(hex_index)
+            search.target_fresh[target] = fresh_chance(work.target_requirements[target], cells,
+                                                       work.supply)
+            search.start_target_worths[target] = target_worth(
+                work, target, public.stacks, public.heights, public.cube_heights, player,
+                work.supply)
+        search.target_cells[target] = mask
+        search.all_target_cells[0] |= mask
 
 
 @njit(cache=True)
@@ -743,19 +967,53 @@ def plan_hex_mask(work, token_count):
 def note_spot_chances_after(tables, public, player, card, supply, search, entry, changed):
     """:func:`note_spot_chances` into ``search.hex_best`` on the board after a move whose
     tokens went on the hexes of the bit mask ``changed``: a habitat covering none of them keeps
-    its chance from the search's start."""
+    its chance from the search's start, a cube hex none of whose habitats cover them its
+    largest chance, and a habitat covering some works out the chances of those cells only
+    (the product is taken over the same numbers in the same order)."""
+    cells = tables.card_cell_count[card]
     for cube_hex in range(tables.hex_count):
+        if not search.hex_cells[entry, cube_hex] & changed:
+            search.hex_best[cube_hex] = search.start_best[entry, cube_hex]
+            continue
         best = -1.0
         for rotation in range(ROTATIONS):
             if search.cells[entry, rotation, cube_hex] & changed:
-                chance = placement_chance(tables, public.stacks, public.heights,
-                                          public.cube_heights, player, card, rotation,
-                                          cube_hex, supply)
+                # Only a spot of chance >= 0 at the start has cells: it fits the board.
+                chance = 1.0
+                for cell in range(cells):
+                    hex_index = tables.card_cells[card, rotation, cube_hex, cell]
+                    if (changed >> np.uint64(hex_index)) & np.uint64(1):
+                        part = cell_chance(tables.card_requirement[card, cell], public.stacks,
+                                           public.heights, public.cube_heights, player,
+                                           hex_index, cell == 0, supply)
+                    else:
+                        part = search.parts[entry, rotation, cube_hex, cell]
+                    if part < 0:
+                        chance = -1.0
+                        break
+                    chance *= part
             else:
                 chance = search.chances[entry, rotation, cube_hex]
             if chance > best:
                 best = chance
         search.hex_best[cube_hex] = best
+
+
+@compiled(always_inline=True)
+def cards_worth_after_move(work, public, player, search, changed):
+    """:func:`valued.cards_worth` on the board after a move (tokens on the hexes of
+    ``changed``): the targets covering none of them keep their worth from the search's start
+    (the same terms, added in the same order)."""
+    total = 0.0
+    for target in range(work.target_slot.shape[0]):
+        if work.target_slot[target] < 0:
+            continue
+        if search.target_cells[target] & changed:
+            total += target_worth(work, target, public.stacks, public.heights,
+                                  public.cube_heights, player, work.supply)
+        else:
+            total += search.start_target_worths[target]
+    return total
 
 
 @compiled(always_inline=True)
@@ -778,8 +1036,7 @@ def retarget_change_after(tables, public, player, work, search, changed):
                                 changed)
         dynamic = add_next_cubes_worth(dynamic, tables, public, player, work, slot,
                                        search.hex_best, spirit_points, second, third)
-    fixed = cards_worth(work, public.stacks, public.heights, public.cube_heights, player,
-                        work.supply)
+    fixed = cards_worth_after_move(work, public, player, search, changed)
     return share * w_cards * (dynamic - fixed)
 
 
@@ -876,6 +1133,7 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
         tried_colour[branch] = colour
         tried_hex[branch] = hex_index
         restore_board(tables, public, player, work)
+        copy_gain_cache(work.start_cache, work.cache)
         work.token_left[:] = 0
         work.token_left[:token_count] = 1
         copy_local_view(work.start_view, work.trial_view)
@@ -968,6 +1226,7 @@ def space_plan_value(tables, public, player, generator, work, space, space_charg
     value = expert_token_plan(tables, public, player, generator, work, count, space_charge,
                               beam, offer_weight, turns_left, search)
     restore_board(tables, public, player, work)
+    copy_gain_cache(work.start_cache, work.cache)
     choose = work.parameters[player, SLOT_CHOOSE]
     if choose < 1.0 and space_charge != 0.0:
         value += (1.0 - choose) * space_charge * empty_hexes_in_plan(tables, public, player,
@@ -1035,7 +1294,13 @@ def expert_turn(tables, public, player, generator, work):
     if not took_card and may_take_card(tables, public, player):
         offer_weight = work.parameters[player, SLOT_READY]
     save_board(tables, public, player, work)
+    # Every trial starts from this board: its gain cache is worked out once and put back after
+    # each board restore (the same contents a fresh refresh would give).
+    invalidate(work.cache)
+    refresh(tables, public, player, work.scratch, work.cache)
+    copy_gain_cache(work.cache, work.start_cache)
     search = new_search_cache(tables, public, work)
+    note_target_cells(tables, public, player, work, search)
     if may_cache_spots(tables):
         note_search_start(tables, public, player, work, search, offer_weight > 0)
     values = np.full(tables.central_spaces, NOT_LEGAL)
@@ -1054,6 +1319,7 @@ def expert_turn(tables, public, player, generator, work):
                                                   offer_weight, turns_left, values,
                                                   search)
 
+    invalidate(work.cache)  # as the search's last board restore left it
     play_remembered_plan(tables, public, player, work, best_space, token_count)
     greedy_cube_phase(tables, public, player, generator, work)
     if not took_card and expert_card_choice(tables, public, player, generator, work,
