@@ -9,8 +9,8 @@ __version__ = "0.1.0"
 
 def _numba_cache_dir() -> Path:
     """A numba cache folder keyed by the hash of every source file compiled code can reach:
-    the games, the loops, the strategies, the random generator and seeding, and ``sim.jit``
-    (how compiled code is compiled).
+    the games, the loops, the search, the strategies, the random generator and seeding, and
+    ``sim.jit`` (how compiled code is compiled).
 
     numba's on-disk cache checks only the timestamp of the file that defines a compiled
     function, not of the files it calls: after an edit to, say, ``rules.py`` the game loop in
@@ -21,7 +21,7 @@ def _numba_cache_dir() -> Path:
     digest = hashlib.sha256()
     sources = [root / "sim" / name
                for name in ("__init__.py", "jit.py", "rng.py", "seeding.py")]
-    for folder in ("sim/games", "sim/loops", "strategies"):
+    for folder in ("sim/games", "sim/loops", "sim/search", "strategies"):
         sources.extend((root / folder).rglob("*.py"))
     for path in sorted(sources):
         digest.update(str(path.relative_to(root)).encode())

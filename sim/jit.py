@@ -305,3 +305,13 @@ def compiled_function(dispatcher, signature) -> CompiledFunction:
     if found is None or found.dispatcher is not dispatcher:
         found = _FUNCTIONS[key] = CompiledFunction(dispatcher, signature)
     return found
+
+
+def rebind(function, name: str, overrides: dict):
+    """A new plain function with ``function``'s code and globals updated by ``overrides``: how
+    a game loop is re-compiled for compiled user strategies, how a Python driver runs the very
+    code of the compiled loop, and how the search is specialised to one game's decisions."""
+    namespace = dict(function.__globals__)
+    namespace.update(overrides)
+    return types.FunctionType(function.__code__, namespace, name, function.__defaults__,
+                              function.__closure__)

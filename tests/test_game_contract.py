@@ -30,7 +30,8 @@ runner = CliRunner()
 
 def cheap(spec_name: str) -> dict[str, float]:
     """Parameters that keep the slowest strategies quick (they still play their own way)."""
-    return {"rollout": {"rollouts": 2, "candidates": 2}}.get(spec_name, {})
+    return {"rollout": {"rollouts": 2, "candidates": 2},
+            "search": {"playouts": 4}}.get(spec_name, {})
 
 
 def builtin_names(game) -> list[str]:

@@ -67,7 +67,7 @@ TABLE_STRATEGIES = {
         ("sim.loops.legendary_forests.dispatch:planner_placement_entry", False),
         ("sim.loops.legendary_forests.dispatch:rollout_placement_entry", False),
         ("sim.loops.legendary_forests.dispatch:rollout_tree_entry", False),
-        ("sim.loops.legendary_forests.dispatch:counted_expert_placement", True),
+        ("sim.loops.legendary_forests.dispatch:expert_placement_entry", True),
         ("sim.loops.legendary_forests.dispatch:counted_expert_tree", True)]),
     "harmonies": ("planner", [
         ("sim.loops.harmonies.dispatch:counted_expert_turn", False),

@@ -28,7 +28,7 @@ from numba import njit, types
 from numba.core.extending import intrinsic
 from numba.core.registry import CPUDispatcher
 
-from sim.loops.rebind import rebind
+from sim.jit import rebind
 
 
 @intrinsic

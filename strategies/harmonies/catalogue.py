@@ -154,7 +154,30 @@ class ExpertStrategy(Strategy):
     variants = ("space=6,fade=3",)
 
 
+class SearchStrategy(Strategy):
+    """The information-set Monte Carlo tree search written once for every game
+    (``sim.search.ismcts``) on Harmonies' decision interface
+    (``sim/loops/harmonies/decisions.py``): every step of a turn is searched; each playout
+    re-deals the bag and the deck, selects with UCB1, plays out at random and backs up the win
+    share. The spirit is kept at random and it never makes the solo discard, as a compiled
+    strategy."""
+
+    name = "search"
+    description = ("information-set Monte Carlo tree search over every step of a turn: "
+                   "re-deals the bag and the deck each playout, UCB1, random playouts, the win "
+                   "share backed up")
+    # The defaults of sim.search.ismcts (DEFAULT_PLAYOUTS, DEFAULT_EXPLORATION; a strategy
+    # imports no shared search code, tests/test_decisions.py keeps them equal). Its own two
+    # slots: only the search reads its row.
+    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
+                                    minimum=1, maximum=100000, integer=True),
+                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
+                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    parameter_slots = ("playouts", "exploration")
+    builtin = True
+
+
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (
     RandomStrategy, GreedyStrategy, LandscapeStrategy, AnimalsStrategy, PlannerStrategy,
-    ExpertStrategy,
+    ExpertStrategy, SearchStrategy,
 )

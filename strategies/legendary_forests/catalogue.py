@@ -186,7 +186,26 @@ class ExpertStrategy(Strategy):
     # default does (50.4% and 49.8% head to head over 2,000 games).
 
 
+class SearchStrategy(Strategy):
+    """The information-set Monte Carlo tree search written once for every game
+    (``sim.search.ismcts``) on Legendary Forests' decision interface
+    (``sim/loops/legendary_forests/decisions.py``): each playout re-deals the unseen tiles,
+    selects with UCB1, plays out at random and backs up the win share."""
+
+    name = "search"
+    description = ("information-set Monte Carlo tree search: re-deals the unseen tiles each "
+                   "playout, UCB1 over every seat's decisions, random playouts, the win share "
+                   "backed up")
+    # The defaults of sim.search.ismcts (DEFAULT_PLAYOUTS, DEFAULT_EXPLORATION; a strategy
+    # imports no shared search code, tests/test_decisions.py keeps them equal).
+    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
+                                    minimum=1, maximum=100000, integer=True),
+                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
+                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    builtin = True
+
+
 BUILTIN_CLASSES: tuple[type[Strategy], ...] = (
     RandomStrategy, GreedyStrategy, RuneHunterStrategy, CloserStrategy, PlannerStrategy,
-    DenierStrategy, RolloutStrategy, ExpertStrategy,
+    DenierStrategy, RolloutStrategy, ExpertStrategy, SearchStrategy,
 )

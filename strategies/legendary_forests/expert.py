@@ -35,9 +35,13 @@ left (a sprawling planet ends lower than its zones' chances say), and the r-th b
 a tree counts ``decay`` ^ r on top of its pick chance (the first picks go to the best zones;
 the later ones are less sure than their count says).
 
-Speed. A decision's work arrays are views of one allocation (``ExpertWork``), built in code
-compiled without reference counting; the unseen tiles that fit a cell are counted from bit sets of
-the unseen tiles per listed side and colour (``_fit_bits``); the log-factorials come from a table
+Speed. A decision's work arrays are views of one buffer (``ExpertWork``): a placement's are the
+loop's scratch array (``scratch_slots``), so it allocates nothing and runs without reference
+counting; a tree choice allocates its buffer. The fill chances come from a table made once per
+process by the same compiled code (``FILL_CHANCES``); a frontier cell touching one tile takes
+the chances of a fresh cell needing that colour (the same tiles fit it); the unseen tiles that
+fit a cell are counted from bit sets of the unseen tiles per listed side and colour
+(``_fit_bits``); the log-factorials come from a table
 made once per process by the same compiled ``lgamma`` (``LOG_FACTORIALS``); the fill chances, logs
 of the closing factors and points of the zones as they are now are each computed once per decision
 and looked up by every move; the ranked hope stops at the last rank with a weight; a tree choice
@@ -120,6 +124,10 @@ NOT_YET = -1.0
 # Counts whose log-factorial ``LOG_FACTORIALS`` holds (every tile set so far has fewer tiles).
 LOG_FACTORIAL_TABLE = 256
 
+# Leading int32 slots of the loop's scratch array that the other strategies use (a preview's
+# zone groups); ``expert_placement`` works past them (``scratch_slots``).
+SCRATCH_SHARED = 64
+
 
 @compiled(refcounts=True)
 def _log_factorial_table(size):
@@ -151,17 +159,52 @@ ExpertWork = namedtuple("ExpertWork", [
 
 
 @compiled(always_inline=True)
-def _work_sizes(tiles, table, options):
-    """(floats, integers) the views of ``_work`` take; ``options``: the moves or tree choices
-    to value."""
-    tile_count = tiles.light.shape[0]
-    nodes = table.node_parent.shape[1]
-    frontier = table.frontier_cells.shape[1]
+def _work_sizes_of(tile_count, nodes, frontier, options):
+    """(floats, integers) the views of ``_work`` take for a tile set of ``tile_count`` tiles
+    and a table of ``nodes`` zone nodes and ``frontier`` frontier slots per planet;
+    ``options``: the moves or tree choices to value."""
     floats = (CONTEXT_SIZE + (tile_count + 1) + (tile_count + 2) + 4 * nodes + 1 + 3 * frontier
               + 3 * 4 + RANKED_PICKS + frontier * 32 + ITEM_ROWS * ITEM_COLUMNS
               + ITEM_ROWS * GROUP_COLUMNS + ITEM_ROWS + LEAF_COLOURS + options)
     integers = tile_count + frontier * 10 + 2 * (nodes + 1) + 3 * ITEM_ROWS
     return floats, integers
+
+
+@compiled(always_inline=True)
+def _work_sizes(tiles, table, options):
+    """``_work_sizes_of`` the tile set ``tiles`` and the table ``table``."""
+    return _work_sizes_of(tiles.light.shape[0], table.node_parent.shape[1],
+                          table.frontier_cells.shape[1], options)
+
+
+def scratch_slots(tile_count: int, nodes: int, frontier: int, options: int) -> int:
+    """int32 slots a scratch array needs for ``expert_placement`` to work in it (its first
+    ``SCRATCH_SHARED`` slots, then the buffers of ``_work``; arguments as ``_work_sizes_of``,
+    ``options`` the most moves a decision can have)."""
+    floats, integers = _work_sizes_of.py_func(tile_count, nodes, frontier, options)
+    return SCRATCH_SHARED + 2 * (floats + integers + FIT_BIT_SETS)
+
+
+@compiled(always_inline=True)
+def fits_scratch(tiles, table, options, scratch):
+    """Whether the int32 array ``scratch`` can hold the work of a decision with ``options``
+    moves (``scratch_slots``)."""
+    floats, integers = _work_sizes(tiles, table, options)
+    return scratch.shape[0] >= SCRATCH_SHARED + 2 * (floats + integers + FIT_BIT_SETS)
+
+
+@compiled(always_inline=True)
+def _scratch_buffers(tiles, table, options, scratch):
+    """The three buffers of ``_new_buffers`` as views of the int32 array ``scratch`` past its
+    first ``SCRATCH_SHARED`` slots (which must hold them: ``fits_scratch``). Nothing is
+    allocated and nothing counted: code compiled without reference counting may call it."""
+    floats, integers = _work_sizes(tiles, table, options)
+    # Two int32 slots per 8-byte element; the scratch is numpy's allocation (16-byte aligned)
+    # and the shared slots keep 8-byte alignment.
+    whole = scratch[SCRATCH_SHARED:SCRATCH_SHARED + 2 * (floats + integers + FIT_BIT_SETS)]
+    whole = whole.view(np.float64)
+    return (whole[:floats], whole[floats:floats + integers].view(np.int64),
+            whole[floats + integers:].view(np.uint64))
 
 
 @compiled(refcounts=True)
@@ -381,6 +424,25 @@ def fill_chances(unseen_count, turns_left, out):
         _fill_chance(out, fitting, unseen_count, turns_left)
 
 
+@compiled(refcounts=True)
+def _fill_chance_table(unseen_limit):
+    """``fill_chances(unseen, draws)`` for every count of unseen tiles and draws up to
+    ``unseen_limit``: row ``[unseen, draws]`` (entries past ``unseen`` are ``NOT_YET``)."""
+    table = np.full((unseen_limit + 1, unseen_limit + 1, unseen_limit + 1), NOT_YET)
+    for unseen in range(unseen_limit + 1):
+        for draws in range(unseen_limit + 1):
+            fill_chances(unseen, draws, table[unseen, draws])
+    return table
+
+
+# Read by compiled code as a constant: every decision's fill chances (``_fill_chance``), computed
+# once per process by the same compiled code, so the same numbers (a chance took a product over
+# the draws left, about 100 ns early in the game, a few per decision). More draws than unseen
+# tiles are as many draws as tiles (a draw beyond the last unseen tile changes nothing).
+FILL_CHANCE_TILES = 32
+FILL_CHANCES = _fill_chance_table(FILL_CHANCE_TILES)
+
+
 @compiled(always_inline=True)
 def _log_factorial(log_factorials, n):
     """``lgamma(n + 1)``: from ``LOG_FACTORIALS`` below its size, else computed the first time
@@ -436,6 +498,20 @@ def _close_factor(fill, seal, params):
 
 
 @compiled(always_inline=True)
+def _one_side(mask):
+    """Whether the 2-bit slots ``mask`` (N, E, S, W) hold exactly one side."""
+    return mask == np.uint8(3) or mask == np.uint8(12) or mask == np.uint8(48) or \
+        mask == np.uint8(192)
+
+
+@compiled(always_inline=True)
+def _one_side_colour(colours):
+    """The colour of the one side set in the 2-bit slots ``colours`` (the others are 0)."""
+    return int((colours | (colours >> np.uint8(2)) | (colours >> np.uint8(4))
+                | (colours >> np.uint8(6))) & np.uint8(3))
+
+
+@compiled(always_inline=True)
 def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
     """Per decision: the fill chance and closing factor of every frontier cell (``cell_fill``,
     ``cell_close`` by frontier index), and per zone root the sum of the fill chances and the
@@ -449,8 +525,13 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
     if unseen_count <= BIT_TILES:
         _fit_bits(tiles, work.unseen, unseen_count, work.fit_bits)
     chances = work.chances
-    for fitting in range(unseen_count + 1):
-        chances[fitting] = NOT_YET
+    if unseen_count <= FILL_CHANCE_TILES:
+        known = FILL_CHANCES[unseen_count, max(0, min(turns_left, unseen_count))]
+        for fitting in range(unseen_count + 1):
+            chances[fitting] = known[fitting]
+    else:
+        for fitting in range(unseen_count + 1):
+            chances[fitting] = NOT_YET
     for n in range(LOG_FACTORIAL_TABLE, unseen_count + 1):
         work.log_factorials[n] = NOT_YET
     for colour in range(4 if placing else 0):
@@ -501,14 +582,24 @@ def _prepare_decision(tiles, table, player, work, turns_left, params, placing):
                 needed = True
         if not needed:
             continue  # a tree choice reads the sums of the zones without a tree only
-        fitting, sealing = _fitting(tiles, work, unseen_count,
-                                    table.cell_need_mask[player, cell], colours)
-        chance = _fill_chance(chances, fitting, unseen_count, turns_left)
+        mask = table.cell_need_mask[player, cell]
+        if placing and _one_side(mask):
+            # One side touches a tile: a rotation turns any listed side to it, so the tiles that
+            # fit and seal are those of a fresh cell needing that colour (the same counts, so
+            # the same numbers), ``single_*``.
+            colour = _one_side_colour(colours)
+            chance = work.single_fill[colour]
+            close = work.single_close[colour]
+            log_close = work.single_log[colour]
+        else:
+            fitting, sealing = _fitting(tiles, work, unseen_count, mask, colours)
+            chance = _fill_chance(chances, fitting, unseen_count, turns_left)
+            close = _close_factor(chance,
+                                  _fill_chance(chances, sealing, unseen_count, turns_left),
+                                  params)
+            log_close = math.log(max(close, 1e-3))
         work.cell_fill[index] = chance
-        close = _close_factor(chance, _fill_chance(chances, sealing, unseen_count, turns_left),
-                              params)
         work.cell_close[index] = close
-        log_close = math.log(max(close, 1e-3))
         work.cell_log[index] = log_close
         for k in range(cell_root_count[index]):
             root = cell_roots[index, k, 0]
@@ -935,11 +1026,23 @@ def _placement_choice(params, tiles, table, player, tile, move_cells, move_rotat
     return pick_near_best(work.moves, move_count, params[P_SPREAD], rng)
 
 
-@compiled(refcounts=True, always_inline=True)
+@compiled(always_inline=True)
 def expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
                      move_count, rng, scratch, preview):
     """``expert``: the placement that most raises the planet's expected final value (one at
-    random among those within ``spread`` points of it)."""
+    random among those within ``spread`` points of it). It works in ``scratch``, which must
+    hold a decision's work (``fits_scratch``; else ``allocating_expert_placement``), so it
+    allocates nothing and needs no reference counting."""
+    floats, ints, bits = _scratch_buffers(tiles, table, move_count, scratch)
+    return _placement_choice(params, tiles, table, player, tile, move_cells, move_rotations,
+                             move_count, rng, floats, ints, bits)
+
+
+@compiled(refcounts=True, always_inline=True)
+def allocating_expert_placement(params, tiles, table, player, tile, move_cells,
+                                move_rotations, move_count, rng, scratch, preview):
+    """``expert_placement`` on work arrays it allocates (for a ``scratch`` too small to hold
+    them); the same choice."""
     floats, ints, bits = _new_buffers(tiles, table, move_count)
     return _placement_choice(params, tiles, table, player, tile, move_cells, move_rotations,
                              move_count, rng, floats, ints, bits)

@@ -12,7 +12,7 @@ from sim.loops.legendary_forests.loop import run_shard
 from strategies.legendary_forests import REGISTRY
 from strategies.legendary_forests.base import Strategy
 
-FAST = {"rollout": {"rollouts": 2, "candidates": 2}}
+FAST = {"rollout": {"rollouts": 2, "candidates": 2}, "search": {"playouts": 4}}
 NAMES = sorted(POLICY_IDS)
 
 

@@ -29,7 +29,7 @@ from strategies.legendary_forests.base import Strategy
 from tests.legendary_forests.test_engine_properties import tile_sets
 
 # Small rollouts keep the test fast; every other strategy plays with its defaults.
-FAST = {"rollout": {"rollouts": 2, "candidates": 3}}
+FAST = {"rollout": {"rollouts": 2, "candidates": 3}, "search": {"playouts": 4}}
 
 
 def policy_rows():

@@ -142,10 +142,10 @@ def test_expert_decides_the_same_whatever_the_unseen_tiles_hold(game, tileset, r
     re-ordered, i.e. it uses neither which tiles are removed nor the draw order."""
     from sim.games.base import StrategySpec
     from sim.games.legendary_forests.rules import deal, new_table
+    from sim.jit import rebind
     from sim.loops.legendary_forests.dispatch import strategy_table
     from sim.loops.legendary_forests.game import LegendaryForests
     from sim.loops.legendary_forests.loop import new_work, play_game
-    from sim.loops.rebind import rebind
     from sim.seeding import single_game_seeds
 
     assert isinstance(game, LegendaryForests)

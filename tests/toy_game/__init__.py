@@ -7,6 +7,8 @@ It has the same layers and file names as the shipped games:
                   strategy is known here
 * ``strategies``  the ``Strategy`` base class, the built-in strategies (compiled) and their
                   registry; imports only ``rules``
+* ``decisions``   the game on the decision interface (``sim.games.decisions``) and its
+                  ``search`` strategy (``sim.search.ismcts``, written once for every game)
 * ``dispatch``    the built-in strategies dispatched by id inside compiled code
 * ``loop``        the compiled game loop and ``compiled_variant`` for compiled user strategies
 * ``driver``      the game driven from Python with the loop's own code (Python strategies)

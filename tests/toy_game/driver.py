@@ -9,7 +9,7 @@ from numbers import Integral
 import numpy as np
 
 from sim.errors import InputError
-from sim.loops.rebind import rebind
+from sim.jit import rebind
 from tests.toy_game import loop
 from tests.toy_game.dispatch import choose_pick
 from tests.toy_game.strategies import Observation
@@ -27,10 +27,10 @@ def play_game(deck, public, rounds, pair_bonus, deal_rng, seat_rng, deal_seed, s
     """One game with the loop's code; ``python_seats[s]`` is a Python strategy instance or
     None (then ``seat_policy[s]`` plays, compiled). ``decisions`` collects every pick."""
 
-    def pick(policy, params, public, seat, pair_bonus, rng):
+    def pick(policy, params, public, seat, pair_bonus, tiles, rng):
         strategy = python_seats[seat]
         if strategy is None:
-            answer = choose_pick(policy, params, public, seat, pair_bonus, rng)
+            answer = choose_pick(policy, params, public, seat, pair_bonus, tiles, rng)
         else:
             answer = strategy.choose(_observation(public, seat, pair_bonus))
             if isinstance(answer, bool) or not isinstance(answer, Integral | np.integer) \

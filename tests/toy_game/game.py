@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.games.base import Game, PlayedGame, RulesParameter, ScoredFile, StrategySpec
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED
-from sim.loops.rebind import rebind
+from sim.jit import rebind
 from sim.seeding import single_game_seeds
 from tests.toy_game import driver, loop
 from tests.toy_game.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim.loops.rebind import rebind
+from sim.jit import rebind
 from sim.rng import seed_state
 from tests.toy_game.dispatch import USER_POLICY_BASE, choose_pick
 from tests.toy_game.rules import (
@@ -30,7 +30,7 @@ def play_game(deck, public, rounds, pair_bonus, deal_rng, seat_rng, deal_seed, s
         reveal_offer(deck, public)
         seat = chooser(public)
         pick = choose_pick(seat_policy[seat], seat_params[seat], public, seat, pair_bonus,
-                           seat_rng[seat])
+                           deck[0], seat_rng[seat])
         resolve_pick(public, pick)
 
 
@@ -64,10 +64,10 @@ _VARIANTS: dict[tuple, tuple] = {}
 
 def _pick_dispatch(fallback, policy_id, user_pick):
     @njit
-    def dispatch(policy, params, public, seat, pair_bonus, rng):
+    def dispatch(policy, params, public, seat, pair_bonus, tiles, rng):
         if policy == policy_id:
             return user_pick(params, public, seat, pair_bonus, rng)
-        return fallback(policy, params, public, seat, pair_bonus, rng)
+        return fallback(policy, params, public, seat, pair_bonus, tiles, rng)
 
     return dispatch
 

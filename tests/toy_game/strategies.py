@@ -79,6 +79,23 @@ class GreedyStrategy(Strategy):
     builtin = True
 
 
+class SearchStrategy(Strategy):
+    """The information-set Monte Carlo tree search written once for every game
+    (``sim.search.ismcts``), on Pick Two's decision interface (``decisions``)."""
+
+    name = "search"
+    description = ("information-set Monte Carlo tree search: re-deals the unseen tiles each "
+                   "playout, UCB1 over the picks, random playouts, the win share backed up")
+    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
+                                    minimum=1, maximum=100000, integer=True),
+                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
+                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    builtin = True
+
+
+# The hand-written built-ins (what the league's tests build their toy registries from), and
+# every built-in the game registers: those and the search written once for every game.
 BUILTIN_CLASSES = (RandomStrategy, GreedyStrategy)
+REGISTERED_CLASSES = (*BUILTIN_CLASSES, SearchStrategy)
 REGISTRY = StrategyRegistry(Strategy, "tests.toy_game.user_strategies",
-                            [], lambda: BUILTIN_CLASSES)
+                            [], lambda: REGISTERED_CLASSES)

@@ -86,3 +86,33 @@ def test_play_score_and_strategies(tmp_path):
     assert "greedy [built-in]" in result.output and "patience=0" in result.output
     result = runner.invoke(app, ["play", "--game", "pick-two", "--players", "3"])
     assert result.exit_code == 2 and "out of range 2..2" in result.stderr
+
+
+SEARCH_CONFIG = """
+game = "pick-two"
+players = 2
+pool = ["search:playouts=30", "random"]
+deals = 40
+replicates_per_deal = 1
+seed = 8
+shard_size = 40
+"""
+
+
+def test_the_search_strategy_plays_through_play_run_and_report(tmp_path):
+    """``search`` (written once for every game, ``sim.search.ismcts``) through the CLI."""
+    result = runner.invoke(app, ["play", "--game", "pick-two", "--players", "2", "--seed", "4",
+                                 "--strategy", "search:playouts=50", "--strategy", "greedy",
+                                 "--json", str(tmp_path / "game.json")])
+    assert result.exit_code == 0, result.output
+    assert "search:playouts=50" in result.output
+    assert len(json.loads((tmp_path / "game.json").read_text())["picks"]) == 6
+    config = tmp_path / "search.toml"
+    config.write_text(SEARCH_CONFIG)
+    run_dir = tmp_path / "run"
+    result = runner.invoke(app, ["run", str(config), "--out", str(run_dir), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert pl.read_parquet(run_dir / "shards").height == 80
+    result = runner.invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    assert "search:playouts=30" in (tmp_path / "report" / "report.md").read_text()

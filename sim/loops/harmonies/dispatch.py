@@ -15,6 +15,7 @@ import numpy as np
 from numba import types
 
 from sim.jit import compiled, compiled_function, inlined, typeof_cached
+from sim.loops.harmonies.decisions import search_turn
 from sim.rng import next_below
 from strategies.harmonies.catalogue import BUILTIN_CLASSES
 from strategies.harmonies.expert import expert_choose_spirit, expert_turn
@@ -23,13 +24,17 @@ from strategies.harmonies.ids import (
     PARAMETER_SLOTS,
     POLICY_EXPERT,
     POLICY_GREEDY,
-    POLICY_IDS,
     POLICY_RANDOM,
 )
+from strategies.harmonies.ids import POLICY_IDS as STRATEGY_POLICY_IDS
 from strategies.harmonies.random_play import random_solo_discard, random_turn
 from strategies.harmonies.valued import valued_turn
 
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (loop.compiled_variant)
+# ``search`` plays on the decision interface (``decisions``), in no strategy module: its id
+# follows the strategies' own.
+POLICY_SEARCH = len(STRATEGY_POLICY_IDS)
+POLICY_IDS = {**STRATEGY_POLICY_IDS, "search": POLICY_SEARCH}
 assert {cls.name for cls in BUILTIN_CLASSES} == set(POLICY_IDS)
 
 
@@ -85,7 +90,8 @@ def unplayed_spirit(tables, offers):
 # What the table holds for each policy id (the ids the loop plays itself hold a placeholder).
 TURN_FUNCTIONS = {POLICY_EXPERT: counted_expert_turn,
                   **{POLICY_IDS[name]: valued_policy_turn
-                     for name in ("planner", "landscape", "animals")}}
+                     for name in ("planner", "landscape", "animals")},
+                  POLICY_SEARCH: search_turn}
 # The compiled functions of each strategy in the table, by name (compiled when first played).
 TABLE_FUNCTIONS = {name: (TURN_FUNCTIONS[policy],) for name, policy in POLICY_IDS.items()
                    if policy in TURN_FUNCTIONS}

@@ -39,6 +39,7 @@ from sim.games.harmonies.results import (
     new_recording,
 )
 from sim.games.harmonies.state import PROGRESS_ROUND, deal, new_state
+from sim.jit import rebind
 from sim.loops.harmonies.dispatch import strategy_table
 from sim.loops.harmonies.loop import (
     KernelVariant,
@@ -47,7 +48,6 @@ from sim.loops.harmonies.loop import (
     play_turn,
     seat_parameter_array,
 )
-from sim.loops.rebind import rebind
 from sim.signals import stop_signals_held
 from strategies.harmonies.common import new_workspace
 

@@ -109,7 +109,7 @@ class Harmonies(Game):
     # Measured on a quiet machine (README, Speed): the loop with random and greedy; the rest.
     compile_seconds = 38.0
     strategy_compile_seconds = {"expert": 60.0, "planner": 15.0, "landscape": 15.0,
-                                "animals": 15.0}
+                                "animals": 15.0, "search": 45.0}
     supports_trace = True
     trace_step = "round"
     length_column = "turns"

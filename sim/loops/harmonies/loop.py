@@ -54,7 +54,7 @@ from sim.games.harmonies.turn import (
     refill_after_turn,
     solo_discard_from_row,
 )
-from sim.jit import entry, inlined
+from sim.jit import entry, inlined, rebind
 from sim.loops.harmonies.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -66,7 +66,6 @@ from sim.loops.harmonies.dispatch import (
     strategy_table,
 )
 from sim.loops.profiling import Phase, PhaseTimes, Profiler
-from sim.loops.rebind import rebind
 from sim.rng import seed_state
 from sim.signals import stop_signals_held
 from strategies.harmonies.common import Workspace, new_workspace

@@ -16,14 +16,22 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
+from sim.games.legendary_forests.rules import new_table
 from sim.jit import compiled, compiled_function, inlined, typeof_cached
+from sim.loops.legendary_forests.decisions import search_placement, search_tree
 from strategies.legendary_forests.baseline import (
     greedy_placement,
     greedy_tree,
     random_placement,
     random_tree,
 )
-from strategies.legendary_forests.expert import expert_placement, expert_tree
+from strategies.legendary_forests.expert import (
+    allocating_expert_placement,
+    expert_placement,
+    expert_tree,
+    fits_scratch,
+    scratch_slots,
+)
 from strategies.legendary_forests.planner import denier_tree, planner_placement, planner_tree
 from strategies.legendary_forests.rollout import rollout_placement, rollout_tree
 from strategies.legendary_forests.shapers import (
@@ -41,8 +49,10 @@ PLANNER = 4
 DENIER = 5
 ROLLOUT = 6
 EXPERT = 7
+SEARCH = 8
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
-              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT}
+              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT,
+              "search": SEARCH}
 POLICY_COUNT = len(POLICY_IDS)
 PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
@@ -125,14 +135,28 @@ def rollout_tree_entry(params, tiles, table, player, choice_colours, choice_zone
                         params[0], params[1])
 
 
-# ``expert`` allocates its work arrays: called from the loop (compiled without reference
-# counting, see ``sim.jit``) it needs a caller that counts, which its own functions inherit.
-@compiled(refcounts=True, c_callable=True)
+# ``expert`` places in the loop's scratch (``scratch_size``): without an allocation per decision
+# it needs no reference counting, which cost it one atomic release per array of the tables
+# after every decision. A smaller scratch (a caller other than the loop) gets the allocating
+# variant, whose caller must count.
+@compiled(refcounts=True)
 def counted_expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
                              move_count, rng, scratch, preview):
-    """``expert_placement`` with reference counting."""
-    return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
-                            move_count, rng, scratch, preview)
+    """``allocating_expert_placement`` with reference counting."""
+    return allocating_expert_placement(params, tiles, table, player, tile, move_cells,
+                                       move_rotations, move_count, rng, scratch, preview)
+
+
+@compiled(c_callable=True)
+def expert_placement_entry(params, tiles, table, player, tile, move_cells, move_rotations,
+                           move_count, rng, scratch, preview):
+    """``expert_placement`` in ``scratch``, or ``counted_expert_placement`` when ``scratch`` is
+    too small for its work (the same choice)."""
+    if fits_scratch(tiles, table, move_count, scratch):
+        return expert_placement(params, tiles, table, player, tile, move_cells, move_rotations,
+                                move_count, rng, scratch, preview)
+    return counted_expert_placement(params, tiles, table, player, tile, move_cells,
+                                    move_rotations, move_count, rng, scratch, preview)
 
 
 @compiled(refcounts=True, c_callable=True)
@@ -161,16 +185,27 @@ def unplayed_tree(params, tiles, table, player, choice_colours, choice_zones, ch
 # What the table holds for each policy id (the ids the loop plays itself hold a placeholder).
 PLACEMENT_FUNCTIONS = {RUNE_HUNTER: rune_hunter_placement_entry,
                        CLOSER: closer_placement_entry, PLANNER: planner_placement_entry,
-                       ROLLOUT: rollout_placement_entry, EXPERT: counted_expert_placement}
+                       ROLLOUT: rollout_placement_entry, EXPERT: expert_placement_entry,
+                       SEARCH: search_placement}
 TREE_FUNCTIONS = {RUNE_HUNTER: rune_hunter_tree_entry, CLOSER: closer_tree_entry,
                   PLANNER: planner_tree_entry, DENIER: denier_tree_entry,
-                  ROLLOUT: rollout_tree_entry, EXPERT: counted_expert_tree}
+                  ROLLOUT: rollout_tree_entry, EXPERT: counted_expert_tree,
+                  SEARCH: search_tree}
 # The compiled functions of each strategy in the table, by name (compiled when first played).
 TABLE_FUNCTIONS = {
     name: tuple(functions[policy] for functions in (PLACEMENT_FUNCTIONS, TREE_FUNCTIONS)
                 if policy in functions)
     for name, policy in POLICY_IDS.items()
     if policy in PLACEMENT_FUNCTIONS or policy in TREE_FUNCTIONS}
+
+
+def scratch_size(tile_count: int, players: int, removed_tiles: int, moves: int) -> int:
+    """int32 slots of the scratch array the loop passes the placement strategies
+    (``loop.new_work``): enough for ``expert`` to work in it (``scratch_slots``) when a decision
+    has up to ``moves`` legal placements."""
+    table = new_table(tile_count, players, removed_tiles)
+    return scratch_slots(tile_count, table.node_parent.shape[1], table.frontier_cells.shape[1],
+                         moves)
 
 
 def strategy_table(policies: np.ndarray, tiles, table, work, instrument=None):

@@ -41,6 +41,7 @@ from sim.games.legendary_forests.rules import (
     zone_points,
 )
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON, Strategy
+from sim.jit import rebind
 from sim.loops.legendary_forests import loop
 from sim.loops.legendary_forests.dispatch import (
     POLICY_IDS,
@@ -48,7 +49,6 @@ from sim.loops.legendary_forests.dispatch import (
     choose_tree,
     strategy_table,
 )
-from sim.loops.rebind import rebind
 from sim.signals import stop_signals_held
 
 

@@ -43,6 +43,7 @@ from sim.games.legendary_forests.rules import (
 from sim.games.legendary_forests.svg import planet_svg, tile_names, tile_svg
 from sim.games.legendary_forests.tuning import RULES_TUNINGS
 from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED, KIND_PYTHON
+from sim.jit import rebind
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -60,7 +61,6 @@ from sim.loops.legendary_forests.loop import (
     run_shard,
     variants,
 )
-from sim.loops.rebind import rebind
 from sim.seeding import single_game_seeds
 from strategies.legendary_forests import REGISTRY
 
@@ -101,7 +101,7 @@ class LegendaryForests(Game):
     # Measured on a quiet machine (README, Speed): the loop with random and greedy; the rest.
     compile_seconds = 13.0
     strategy_compile_seconds = {"rune-hunter": 3.0, "closer": 2.0, "planner": 6.0, "denier": 3.0,
-                                "rollout": 24.0, "expert": 21.0}
+                                "rollout": 24.0, "expert": 21.0, "search": 30.0}
     supports_trace = True
     trace_step = "turn"  # a tile revealed, placed by everyone, and its tree phase
     # How a planet was built (``sim.profile``): the rows store has no points per category (a

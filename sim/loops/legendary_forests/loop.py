@@ -45,16 +45,16 @@ from sim.games.legendary_forests.rules import (
     reset_table,
     tree_phase_seat,
 )
-from sim.jit import entry, inlined
+from sim.jit import entry, inlined, rebind
 from sim.loops.legendary_forests.dispatch import (
     PARAMETER_SLOTS,
     USER_POLICY_BASE,
     choose_placement,
     choose_tree,
+    scratch_size,
     strategy_table,
 )
 from sim.loops.profiling import Phase, PhaseTimes, Profiler
-from sim.loops.rebind import rebind
 from sim.rng import seed_state
 from sim.signals import stop_signals_held
 
@@ -75,7 +75,8 @@ def new_work(tile_count: int, players: int, removed_tiles: int) -> Work:
         move_rotations=np.zeros(moves, dtype=np.int8),
         choice_colours=np.zeros(4 * planet_tiles, dtype=np.int8),
         choice_zones=np.zeros(4 * planet_tiles, dtype=np.int16),
-        scratch=np.zeros(64, dtype=np.int32),
+        scratch=np.zeros(scratch_size(tile_count, players, removed_tiles, moves),
+                         dtype=np.int32),
         preview=np.zeros(PREVIEW_SIZE, dtype=np.int32),
         deal_rng=np.zeros(4, dtype=np.uint64),
         seat_rng=np.zeros((players, 4), dtype=np.uint64),
