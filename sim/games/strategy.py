@@ -48,6 +48,16 @@ KIND_PYTHON = "python"
 DEFAULTS_FOLDER = "defaults"
 
 
+# The parameters of ``search``, the information-set Monte Carlo tree search every game registers
+# (``sim.search.ismcts``; tests/test_decisions.py keeps these defaults equal to its own), written
+# once for each game's strategy class.
+SEARCH_PARAMETERS = (
+    StrategyParameter("playouts", 100, "playouts (tree iterations) per decision", minimum=1,
+                      maximum=100000, integer=True),
+    StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results are win shares "
+                      "in [0, 1])", minimum=0.0, maximum=10.0),
+)
+
 class Strategy:
     """Base class of every game's strategies (see the module docstring for the three kinds).
 

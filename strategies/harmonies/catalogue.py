@@ -7,6 +7,7 @@ default, help); a parameter a strategy reads but does not let users tune is in
 from __future__ import annotations
 
 from sim.games.base import StrategyParameter
+from sim.games.strategy import SEARCH_PARAMETERS
 from strategies.harmonies.base import Strategy
 
 POTENTIAL = "weight of partial landscapes (trunks, growing mountains, lone yellows, buildings " \
@@ -166,13 +167,8 @@ class SearchStrategy(Strategy):
     description = ("information-set Monte Carlo tree search over every step of a turn: "
                    "re-deals the bag and the deck each playout, UCB1, random playouts, the win "
                    "share backed up")
-    # The defaults of sim.search.ismcts (DEFAULT_PLAYOUTS, DEFAULT_EXPLORATION; a strategy
-    # imports no shared search code, tests/test_decisions.py keeps them equal). Its own two
-    # slots: only the search reads its row.
-    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
-                                    minimum=1, maximum=100000, integer=True),
-                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
-                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    # Its own two slots: only the search reads its row.
+    parameters = SEARCH_PARAMETERS
     parameter_slots = ("playouts", "exploration")
     builtin = True
 

@@ -1,7 +1,8 @@
-"""Policy ids and parameter slots: how compiled code tells the Harmonies strategies apart (one
-int8 id per seat; the valued strategies also read it to pick their variant) and what each seat
-plays with (a row of PARAMETER_SLOTS floats, one slot per name of PARAMETER_NAMES). Defaults and
-descriptions are declared once, on the strategy classes of ``catalogue``."""
+"""Policy ids and parameter slots (every game keeps them in ``strategies/<game>/ids.py``): how
+compiled code tells the Harmonies strategies apart (one int8 id per seat; the valued strategies
+also read it to pick their variant) and what each seat plays with (a row of PARAMETER_SLOTS
+floats, one slot per name of PARAMETER_NAMES). Defaults and descriptions are declared once, on
+the strategy classes of ``catalogue``."""
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -9,6 +10,7 @@ POLICY_LANDSCAPE = 2
 POLICY_ANIMALS = 3
 POLICY_PLANNER = 4
 POLICY_EXPERT = 5
+POLICY_SEARCH = 6  # the search written once for every game (sim.search.ismcts)
 POLICY_IDS = {
     "random": POLICY_RANDOM,
     "greedy": POLICY_GREEDY,
@@ -16,6 +18,7 @@ POLICY_IDS = {
     "animals": POLICY_ANIMALS,
     "planner": POLICY_PLANNER,
     "expert": POLICY_EXPERT,
+    "search": POLICY_SEARCH,
 }
 
 # Parameter slots of the valued strategies (see strategies.harmonies.valued).

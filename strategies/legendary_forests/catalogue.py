@@ -6,6 +6,7 @@ dispatched by name inside the one cached game loop (``sim/loops/legendary_forest
 from __future__ import annotations
 
 from sim.games.base import StrategyParameter
+from sim.games.strategy import SEARCH_PARAMETERS
 from strategies.legendary_forests.base import Strategy
 
 
@@ -196,12 +197,7 @@ class SearchStrategy(Strategy):
     description = ("information-set Monte Carlo tree search: re-deals the unseen tiles each "
                    "playout, UCB1 over every seat's decisions, random playouts, the win share "
                    "backed up")
-    # The defaults of sim.search.ismcts (DEFAULT_PLAYOUTS, DEFAULT_EXPLORATION; a strategy
-    # imports no shared search code, tests/test_decisions.py keeps them equal).
-    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
-                                    minimum=1, maximum=100000, integer=True),
-                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
-                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    parameters = SEARCH_PARAMETERS
     builtin = True
 
 

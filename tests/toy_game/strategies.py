@@ -14,8 +14,8 @@ from typing import ClassVar
 from numba import njit
 
 from sim.games.base import StrategyParameter
+from sim.games.strategy import SEARCH_PARAMETERS, StrategyRegistry
 from sim.games.strategy import Strategy as SharedStrategy
-from sim.games.strategy import StrategyRegistry
 from sim.rng import next_below, next_float
 from tests.toy_game.rules import gain_of
 
@@ -86,10 +86,7 @@ class SearchStrategy(Strategy):
     name = "search"
     description = ("information-set Monte Carlo tree search: re-deals the unseen tiles each "
                    "playout, UCB1 over the picks, random playouts, the win share backed up")
-    parameters = (StrategyParameter("playouts", 100, "playouts (tree iterations) per decision",
-                                    minimum=1, maximum=100000, integer=True),
-                  StrategyParameter("exploration", 0.7, "UCB1 exploration constant (results "
-                                    "are win shares in [0, 1])", minimum=0.0, maximum=10.0))
+    parameters = SEARCH_PARAMETERS
     builtin = True
 
 

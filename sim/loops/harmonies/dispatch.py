@@ -24,17 +24,14 @@ from strategies.harmonies.ids import (
     PARAMETER_SLOTS,
     POLICY_EXPERT,
     POLICY_GREEDY,
+    POLICY_IDS,
     POLICY_RANDOM,
+    POLICY_SEARCH,
 )
-from strategies.harmonies.ids import POLICY_IDS as STRATEGY_POLICY_IDS
 from strategies.harmonies.random_play import random_solo_discard, random_turn
 from strategies.harmonies.valued import valued_turn
 
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (loop.compiled_variant)
-# ``search`` plays on the decision interface (``decisions``), in no strategy module: its id
-# follows the strategies' own.
-POLICY_SEARCH = len(STRATEGY_POLICY_IDS)
-POLICY_IDS = {**STRATEGY_POLICY_IDS, "search": POLICY_SEARCH}
 assert {cls.name for cls in BUILTIN_CLASSES} == set(POLICY_IDS)
 
 

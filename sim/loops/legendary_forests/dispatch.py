@@ -6,9 +6,9 @@ of float parameters; one cached loop then serves every lineup of built-ins witho
 cached on disk). Only ``random`` and ``greedy`` are pasted into the loop; the others are called
 through a table of compiled functions (``strategy_table``) and compiled only when a lineup
 plays them.
-A built-in class of ``strategies.legendary_forests.catalogue`` gets its id here by its name
-(``POLICY_IDS``); its parameters fill the slots of its row in the order it declares them
-(``Strategy.parameter_row``).
+A built-in class of ``strategies.legendary_forests.catalogue`` gets its id by its name
+(``POLICY_IDS``, in ``strategies.legendary_forests.ids`` as every game keeps them); its
+parameters fill the slots of its row in the order it declares them (``Strategy.parameter_row``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,20 @@ from strategies.legendary_forests.expert import (
     fits_scratch,
     scratch_slots,
 )
+from strategies.legendary_forests.ids import (
+    CLOSER,
+    DENIER,
+    EXPERT,
+    GREEDY,
+    PARAMETER_SLOTS,
+    PLANNER,
+    POLICY_COUNT,
+    POLICY_IDS,
+    RANDOM,
+    ROLLOUT,
+    RUNE_HUNTER,
+    SEARCH,
+)
 from strategies.legendary_forests.planner import denier_tree, planner_placement, planner_tree
 from strategies.legendary_forests.rollout import rollout_placement, rollout_tree
 from strategies.legendary_forests.shapers import (
@@ -41,20 +55,6 @@ from strategies.legendary_forests.shapers import (
     rune_hunter_tree,
 )
 
-RANDOM = 0
-GREEDY = 1
-RUNE_HUNTER = 2
-CLOSER = 3
-PLANNER = 4
-DENIER = 5
-ROLLOUT = 6
-EXPERT = 7
-SEARCH = 8
-POLICY_IDS = {"random": RANDOM, "greedy": GREEDY, "rune-hunter": RUNE_HUNTER, "closer": CLOSER,
-              "planner": PLANNER, "denier": DENIER, "rollout": ROLLOUT, "expert": EXPERT,
-              "search": SEARCH}
-POLICY_COUNT = len(POLICY_IDS)
-PARAMETER_SLOTS = 8  # float parameters a strategy may read, per seat
 USER_POLICY_BASE = 64  # ids from here on are compiled user strategies (see loop.compiled_variant)
 
 
