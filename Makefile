@@ -24,7 +24,7 @@ lint: $(STAMP)
 # One pytest worker per core (pytest-xdist); a test module's tests stay on one worker, so its
 # module-scoped fixtures (batches played once for many tests) are built once.
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n auto --dist loadscope
+	$(BIN)/python -m pytest -n auto --dist loadscope --durations=25
 
 DEMO_RUN := runs/demo-legendary-forests-4p
 

@@ -42,7 +42,7 @@ def test_the_suite_has_one_row_per_builtin_strategy_and_player_count_and_the_jso
     rows = table_rows(result.stdout)
     toy = get_game("pick-two")
     assert [(title, strategy, players) for title, strategy, players, _, _ in rows] == [
-        (toy.title, f"`{name}`", "2") for name in ("random", "greedy")]
+        (toy.title, f"`{name}`", "2") for name in ("random", "greedy", "search")]
     assert "best of 3" in result.stdout.splitlines()[0]
     assert any(line.startswith("Machine: ") and " cores; sim " in line
                for line in result.stdout.splitlines())
@@ -54,8 +54,9 @@ def test_the_suite_has_one_row_per_builtin_strategy_and_player_count_and_the_jso
         assert len(row["seconds"]) == 3
         assert row["games_per_second"] == row["games"] / min(row["seconds"])
     # One status line per case on stderr (not a terminal), nothing else.
-    assert result.stderr.splitlines() == ["[1/2] pick-two random, 2 players",
-                                          "[2/2] pick-two greedy, 2 players"]
+    assert result.stderr.splitlines() == ["[1/3] pick-two random, 2 players",
+                                          "[2/3] pick-two greedy, 2 players",
+                                          "[3/3] pick-two search, 2 players"]
 
 
 def test_without_game_the_suite_measures_every_registered_game(monkeypatch):
@@ -64,7 +65,8 @@ def test_without_game_the_suite_measures_every_registered_game(monkeypatch):
     result = runner.invoke(app, ["bench", "--suite", *TINY])
     assert result.exit_code == 0, result.output
     assert [row[:3] for row in table_rows(result.stdout)] == [
-        [toy.title, "`random`", "2"], [toy.title, "`greedy`", "2"]]
+        [toy.title, "`random`", "2"], [toy.title, "`greedy`", "2"],
+        [toy.title, "`search`", "2"]]
 
 
 def test_the_cases_are_every_registered_game_builtin_strategy_and_player_count():
@@ -122,7 +124,7 @@ def test_ctrl_c_prints_the_cases_measured_so_far_and_exits_130(tmp_path, monkeyp
                                  "--json", str(path)])
     assert result.exit_code == 130, result.output
     assert [row[1] for row in table_rows(result.stdout)] == ["`random`"]
-    assert "interrupted: 1 of 2 cases measured" in result.stderr
+    assert "interrupted: 1 of 3 cases measured" in result.stderr
     document = json.loads(path.read_text())
     assert document["complete"] is False and len(document["rows"]) == 1
 
