@@ -20,6 +20,20 @@ from tests.runner.test_runner import all_rows, write_config
 FAILING_SHARD = 2
 
 
+def run_helpers_left(seconds: float = 10.0) -> list:
+    """The run's helper threads still alive after up to ``seconds``: a run stopped by an error
+    does not wait for a fill-in thread to finish the shard its kernel is playing, but the
+    thread takes no other shard and ends with it (the signal watcher of ``sim.signals`` lives
+    as long as the process and is not one of them)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = [t for t in threading.enumerate()
+                if t.name.startswith("sim-") and t.name != "sim-stop-watcher"]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 def failing_encoder(monkeypatch, error: BaseException, threads: list):
     """Make ``encode_shard`` raise ``error`` for shard ``FAILING_SHARD`` (and note the
     threads it runs in)."""
@@ -94,9 +108,7 @@ def test_with_two_workers_this_process_its_fill_in_thread_and_the_pool_all_play(
     assert threads == {"MainThread", "sim-fill_in"}
     assert len(played_here) < 24
     assert all_rows(tmp_path / "run")["game_id"].n_unique() == 600
-    # Every helper thread of the run is gone (the signal watcher lives as long as the process).
-    assert not [t for t in threading.enumerate()
-                if t.name.startswith("sim-") and t.name != "sim-stop-watcher"]
+    assert not run_helpers_left()
 
 
 def failing_player(monkeypatch, fails) -> None:
@@ -121,9 +133,7 @@ def test_an_error_in_a_fill_in_thread_reaches_the_user(tmp_path, monkeypatch):
         runner.run_batch(config, workers=2)
     manifest = read_manifest(tmp_path / "run")
     assert manifest["status"] != "complete" and len(manifest["shards_done"]) < 12
-    # Every helper thread of the run is gone (the signal watcher lives as long as the process).
-    assert not [t for t in threading.enumerate()
-                if t.name.startswith("sim-") and t.name != "sim-stop-watcher"]
+    assert not run_helpers_left()
 
 
 _KEPT: list = []
@@ -216,9 +226,7 @@ def test_an_error_in_a_piece_keeps_its_shard_undone_and_a_resume_completes_it(tm
                                                   "shard_size": 100})
     with pytest.raises(MemoryError, match="a piece of shard [45]"):
         runner.run_batch(config, workers=2)
-    # Every helper thread of the run is gone (the signal watcher lives as long as the process).
-    assert not [t for t in threading.enumerate()
-                if t.name.startswith("sim-") and t.name != "sim-stop-watcher"]
+    assert not run_helpers_left()
     done = read_manifest(tmp_path / "run")["shards_done"]
     assert 4 not in done or 5 not in done
     monkeypatch.undo()
