@@ -114,7 +114,7 @@ def test_the_graph_sees_the_layers_it_checks():
     assert "sim.games.legendary_forests.rules" in GRAPH["sim.loops.legendary_forests.loop"]
     assert "sim.loops.legendary_forests.dispatch" in GRAPH["sim.loops.legendary_forests.loop"]
     assert any(t.startswith("strategies.harmonies") for t in GRAPH["sim.loops.harmonies.dispatch"])
-    assert "sim.games.registry" in GRAPH["sim.runner"]
+    assert "sim.games.registry" in GRAPH["sim.runner.shards"]
 
 
 def test_the_shared_file_reader_sits_below_the_games():

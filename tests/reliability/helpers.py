@@ -37,6 +37,14 @@ def sim_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "sim", *args]
 
 
+def sim_pausing_command(marker: Path, *args: str) -> list[str]:
+    """The command line of ``sim`` with ``args`` in this interpreter, through the launcher that
+    creates ``marker`` and pauses once a shard's result file is written, before its other files
+    (``tests/reliability/sim_pausing_between_shard_files.py``): a test kills it there."""
+    return [sys.executable, "-m", "tests.reliability.sim_pausing_between_shard_files",
+            str(marker), *args]
+
+
 def run_sim(*args: str, cwd: Path | None = None, env: dict | None = None,
             timeout: float = 300, preexec_fn=None) -> subprocess.CompletedProcess:
     """Run ``sim`` to the end in a subprocess (text output captured), in a session of its own;

@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 
 from sim.config import load_config
-from sim.runner import PAUSE_BETWEEN_SHARD_FILES, run_batch
-from tests.reliability.helpers import REPO, result_files, run_sim, sim_command, write_config
+from sim.runner import run_batch
+from tests.reliability.helpers import (
+    REPO,
+    result_files,
+    run_sim,
+    sim_command,
+    sim_pausing_command,
+    write_config,
+)
 
 CRASH_CONFIG = """
 game = "legendary-forests"
@@ -35,12 +42,16 @@ def reference(tmp_path_factory) -> Path:
     return folder / "batch"
 
 
-def start_run(config_path: Path, run_dir: Path, env: dict | None = None) -> subprocess.Popen:
-    """Start `sim run` in a process group of its own (so the kill takes every worker too)."""
-    environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.Popen(sim_command("run", str(config_path), "--out", str(run_dir),
-                                        "--workers", "1", "--quiet"),
-                            cwd=REPO, env=environment, stdout=subprocess.DEVNULL,
+def start_run(config_path: Path, run_dir: Path, pause_marker: Path | None = None
+              ) -> subprocess.Popen:
+    """Start `sim run` in a process group of its own (so the kill takes every worker too); with
+    ``pause_marker``, through the launcher that creates it and pauses between the files of
+    every shard (``sim_pausing_command``)."""
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    arguments = ("run", str(config_path), "--out", str(run_dir), "--workers", "1", "--quiet")
+    command = sim_command(*arguments) if pause_marker is None else \
+        sim_pausing_command(pause_marker, *arguments)
+    return subprocess.Popen(command, cwd=REPO, env=environment, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
@@ -62,7 +73,7 @@ def test_kill_exactly_between_the_files_of_one_shard(tmp_path, reference):
     config_path = write_config(tmp_path, CRASH_CONFIG)
     marker = tmp_path / "paused"
     run_dir = tmp_path / "batch"
-    process = start_run(config_path, run_dir, {PAUSE_BETWEEN_SHARD_FILES: str(marker)})
+    process = start_run(config_path, run_dir, marker)
     deadline = time.time() + 240
     while not marker.exists() and time.time() < deadline and process.poll() is None:
         time.sleep(0.02)
@@ -79,14 +90,12 @@ def test_sigkill_at_a_random_moment_then_resume_is_byte_identical(tmp_path, refe
     chooser = random.Random(trial)
     config_path = write_config(tmp_path, CRASH_CONFIG)
     run_dir = tmp_path / "batch"
-    env = {}
-    if trial % 4 == 0:
-        # Every fourth trial kills exactly between a shard's result and notable files.
-        env[PAUSE_BETWEEN_SHARD_FILES] = str(tmp_path / "paused")
-    process = start_run(config_path, run_dir, env)
-    if env:
+    # Every fourth trial kills exactly between a shard's result and notable files.
+    marker = tmp_path / "paused" if trial % 4 == 0 else None
+    process = start_run(config_path, run_dir, marker)
+    if marker is not None:
         deadline = time.time() + 240
-        while not (tmp_path / "paused").exists() and time.time() < deadline:
+        while not marker.exists() and time.time() < deadline:
             time.sleep(0.02)
     else:
         # From the start-up to the end of the run: before the folder, mid-shard, after.

@@ -18,9 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.runner import PAUSE_BETWEEN_SHARD_FILES
 from sim.sweep import load_sweep, run_sweep, sweep_rows
-from tests.reliability.helpers import REPO, result_files, sim_command, write_config
+from tests.reliability.helpers import REPO, result_files, sim_pausing_command, write_config
 
 runner = CliRunner()
 
@@ -126,9 +125,10 @@ def test_a_sweep_killed_between_the_files_of_a_shard_resumes_after_a_move(tmp_pa
                                                                           monkeypatch):
     sweep_file = write_config(tmp_path, SWEEP, "grid.toml")
     marker = tmp_path / "paused"
-    environment = {**os.environ, "PYTHONPATH": str(REPO), PAUSE_BETWEEN_SHARD_FILES: str(marker)}
-    process = subprocess.Popen(sim_command("sweep", str(sweep_file), "--out",
-                                           str(tmp_path / "sweep"), "--workers", "1", "--quiet"),
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(sim_pausing_command(marker, "sweep", str(sweep_file), "--out",
+                                                   str(tmp_path / "sweep"), "--workers", "1",
+                                                   "--quiet"),
                                cwd=REPO, env=environment, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 240

@@ -14,6 +14,7 @@ from sim import runner
 from sim.cli import app
 from sim.config import load_config
 from sim.errors import InputError
+from sim.runner import backends
 from sim.store import read_manifest
 from tests.runner.test_runner import all_rows, write_config
 
@@ -35,8 +36,8 @@ def run_helpers_left(seconds: float = 10.0) -> list:
 
 
 def failing_encoder(monkeypatch, error: BaseException, threads: list):
-    """Make ``encode_shard`` raise ``error`` for shard ``FAILING_SHARD`` (and note the
-    threads it runs in)."""
+    """Make ``encode_shard``, as the backends call it, raise ``error`` for shard
+    ``FAILING_SHARD`` (and note the threads it runs in)."""
     encode = runner.encode_shard
 
     def encode_or_fail(played):
@@ -45,7 +46,7 @@ def failing_encoder(monkeypatch, error: BaseException, threads: list):
             raise error
         return encode(played)
 
-    monkeypatch.setattr(runner, "encode_shard", encode_or_fail)
+    monkeypatch.setattr(backends, "encode_shard", encode_or_fail)
 
 
 def test_an_encoding_error_reaches_the_user_and_its_shard_is_not_done(tmp_path, monkeypatch):
@@ -93,7 +94,7 @@ def test_with_two_workers_this_process_its_fill_in_thread_and_the_pool_all_play(
         return play(task)
 
     # Only this process sees the patch: the pool's processes play the other shards.
-    monkeypatch.setattr(runner, "play_shard_task", play_slowly_and_note)
+    monkeypatch.setattr(backends, "play_shard_task", play_slowly_and_note)
     monkeypatch.setattr(pool_module, "_POOLS", {})  # a cold pool, as in a first run
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 25})
@@ -122,7 +123,7 @@ def failing_player(monkeypatch, fails) -> None:
             raise MemoryError(f"no room for {piece}shard {task.index}")
         return play(task)
 
-    monkeypatch.setattr(runner, "play_shard_task", play_or_fail)
+    monkeypatch.setattr(backends, "play_shard_task", play_or_fail)
 
 
 def test_an_error_in_a_fill_in_thread_reaches_the_user(tmp_path, monkeypatch):
@@ -206,7 +207,7 @@ def test_with_two_workers_the_last_shards_are_played_in_pieces(tmp_path, monkeyp
         pieces_here.append((task.index, task.pieces))
         return play(task)
 
-    monkeypatch.setattr(runner, "play_shard_task", play_and_note)
+    monkeypatch.setattr(backends, "play_shard_task", play_and_note)
     config = load_config(write_config(tmp_path), {"output": str(tmp_path / "run"),
                                                   "shard_size": 100})
     summary = runner.run_batch(config, workers=2)

@@ -14,7 +14,7 @@ import pytest
 
 from sim.config import load_config
 from sim.errors import InputError
-from sim.runner import run_batch
+from sim.runner import run_batch, set_between_shard_files
 from sim.store import read_manifest
 
 CONFIG = """
@@ -433,3 +433,28 @@ def test_traced_harmonies_cards_do_not_depend_on_workers_shard_size_or_backend(t
     assert (reference["spirit_kept"] > 0).all()
     for label, frame in frames.items():
         assert frame.equals(reference), label
+
+
+def test_the_hook_between_a_shards_files_sees_its_result_file_alone_and_is_off_by_default(
+        tmp_path):
+    run_dir = tmp_path / "run"
+    config = load_config(write_config(tmp_path), {"output": str(run_dir), "games": 200})
+    seen = []
+
+    def note(result_path: Path) -> None:
+        seen.append((result_path.relative_to(run_dir).as_posix(),
+                     (run_dir / "notable" / result_path.name).exists(),
+                     read_manifest(run_dir)["shards_done"]))
+
+    previous = set_between_shard_files(note)
+    try:
+        run_batch(config, workers=1)
+    finally:
+        assert set_between_shard_files(previous) is note
+    assert previous is None
+    # Called once the result file is written, before the notable file and the manifest record.
+    assert seen == [("shards/shard-000000.parquet", False, []),
+                    ("shards/shard-000001.parquet", False, [0])]
+    run_batch(load_config(write_config(tmp_path), {"output": str(tmp_path / "again"),
+                                                   "games": 200}), workers=1)
+    assert len(seen) == 2
