@@ -8,19 +8,18 @@ from typing import Annotated
 
 import typer
 
+from sim.cli.options import folder_argument, out_option
+
 
 def compare(
-    run_a: Annotated[Path, typer.Argument(help="Batch folder A, the baseline (`sim run`, or a "
-                                               "sweep point: SWEEP/points/LABEL).",
-                                          file_okay=False)],
-    run_b: Annotated[Path, typer.Argument(help="Batch folder B, the variant, played on A's "
-                                               "deals (the same master seed and deal ids).",
-                                          file_okay=False)],
+    run_a: Annotated[Path, folder_argument("Batch folder A, the baseline (`sim run`, or a sweep "
+                                           "point: SWEEP/points/LABEL).")],
+    run_b: Annotated[Path, folder_argument("Batch folder B, the variant, played on A's deals "
+                                           "(the same master seed and deal ids).")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for compare.md, compare.html and compare.parquet "
-                                   "(default: reports/compare-<A's folder name>-vs-<B's folder "
-                                   "name>)."),
+        out_option("Folder for compare.md, compare.html and compare.parquet (default: "
+                   "reports/compare-<A's folder name>-vs-<B's folder name>)."),
     ] = None,
 ) -> None:
     """Compare two batches played on the same deals: every metric of B minus A, paired on the

@@ -6,23 +6,25 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sim.cli.options import (
     DEFAULT_GAME,
     BackendOption,
     DataOption,
+    GameOption,
     QuietOption,
     RuleOption,
     SchedulerOption,
+    SeatsOption,
+    SeedOption,
     WorkersOption,
     announce_compiling,
-    check_seed,
+    check_play_options,
     game_rules_data,
+    out_option,
     with_rules_options,
-    worker_processes,
 )
-from sim.distributed import check_backend
+from sim.cli.progress import games_counted
 from sim.errors import InputError
 from sim.files import write_text_atomic
 from sim.strategy_spec import parse_strategy
@@ -43,20 +45,19 @@ def ladder(
                                                 "every strategy; one rating scale).")] = None,
     slow_games: Annotated[int, typer.Option("--slow-games", help="Games of the second "
                                                                  "tournament of --slow.")] = 400,
-    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    players: SeatsOption = 4,
     games: Annotated[int, typer.Option("--games", "-n", help="Games of the main tournament "
                                                              "(whole deals x rotations).")
                      ] = 4000,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
+    seed: SeedOption = 1,
     workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Folder for ladder.md and ladder.png "
-                                                           "(default: reports/ladder-GAME-Np).")
-                   ] = None,
+    out: Annotated[Path | None, out_option("Folder for ladder.md and ladder.png (default: "
+                                           "reports/ladder-GAME-Np).")] = None,
     tiles: DataOption = None,
     rule: RuleOption = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
+    game: GameOption = DEFAULT_GAME,
     quiet: QuietOption = False,
     rule_options: dict[str, int] | None = None,
 ) -> None:
@@ -72,9 +73,7 @@ def ladder(
     from sim.ladder import ladder_plot, run_ladder
     from sim.tournament import parse_strategy_list
 
-    check_seed(seed)
-    workers = worker_processes(workers)
-    check_backend(backend, scheduler)
+    workers = check_play_options(seed, workers, backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     texts = parse_strategy_list(strategies) if strategies else list(registry)
@@ -92,14 +91,7 @@ def ladder(
     slow_names = parse_strategy_list(slow) if slow else []
     # Said before the bar, which would otherwise sit at 0 while the kernels compile.
     announce_compiling(chosen, "play_shard", strategies=lineup)
-    bar = Progress(TextColumn("[bold]ladder"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("games"), TimeElapsedColumn(), disable=quiet)
-    task = bar.add_task("ladder", total=1)
-
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    with bar:
+    with games_counted("ladder", quiet=quiet) as update:
         result = run_ladder(chosen, data, players, rules, lineup, games, seed, workers,
                             slow_names, slow_games, update, backend=backend,
                             scheduler=scheduler)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sim.cli.options import (
     DEFAULT_GAME,
@@ -17,14 +16,16 @@ from sim.cli.options import (
     QuietOption,
     RuleOption,
     SchedulerOption,
+    SeatsOption,
+    SeedOption,
     WorkersOption,
     announce_compiling,
-    check_seed,
+    check_play_options,
     game_rules_data,
+    out_option,
     with_rules_options,
-    worker_processes,
 )
-from sim.distributed import check_backend
+from sim.cli.progress import games_counted
 from sim.files import write_text_atomic
 from sim.games.registry import get_game
 
@@ -41,20 +42,19 @@ def league(
                                                    "comma-separated.")] = None,
     add: Annotated[
         str | None, typer.Option("--add", help="Add these members, comma-separated.")] = None,
-    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    players: SeatsOption = 4,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per pair of members "
                                                              "(whole deals x rotations).")
                      ] = 2000,
     mixed_games: Annotated[
         int | None, typer.Option("--mixed-games", help="Games of the mixed field of all "
                                                        "members (default: --games).")] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
+    seed: SeedOption = 1,
     workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Folder for league.md, league.json "
-                                                           "and league.png (default: "
-                                                           "reports/league-GAME-Np).")] = None,
+    out: Annotated[Path | None, out_option("Folder for league.md, league.json and league.png "
+                                           "(default: reports/league-GAME-Np).")] = None,
     check: Annotated[
         Path | None, typer.Option("--check", help="Check a stored league.json instead of "
                                                   "playing: exit 0 if the shipped default is "
@@ -90,9 +90,7 @@ def league(
         verdict = check_league_file(check, lambda name: get_game(name, "league.json").strategies())
         typer.echo(verdict.line())
         raise typer.Exit(0 if verdict.on_top else 1)
-    check_seed(seed)
-    workers = worker_processes(workers)
-    check_backend(backend, scheduler)
+    workers = check_play_options(seed, workers, backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     population, left_out = choose_members(
@@ -100,14 +98,7 @@ def league(
         parse_strategy_list(exclude) if exclude else None,
         parse_strategy_list(add) if add else None)
     announce_compiling(chosen, "play_shard", strategies=[m.spec for m in population])
-    bar = Progress(TextColumn("[bold]league"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("games"), TimeElapsedColumn(), disable=quiet)
-    task = bar.add_task("league", total=1)
-
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    with bar:
+    with games_counted("league", quiet=quiet) as update:
         result = run_league(chosen, data, players, rules, population, games,
                             mixed_games if mixed_games is not None else games, seed, workers,
                             update, backend=backend, scheduler=scheduler)

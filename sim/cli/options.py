@@ -1,5 +1,8 @@
-"""What the commands share: the options every command spells the same way, the rules options,
-lineups, and the one place where a user error becomes one line on stderr and exit code 2.
+"""What the commands share: the options every command spells the same way (each declared here
+once; a group of options several commands take together is a dataclass given to
+``with_option_group``), the checks of the options that say where games are played, the rules
+options, lineups, and the one place where a user error becomes one line on stderr and exit
+code 2.
 
 Option texts that depend on the games (``--game``, the data option, the rules parameters that
 have options of their own) are built from the game registry, so no command names a game.
@@ -7,12 +10,13 @@ have options of their own) are built from the game registry, so no command names
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, get_args, get_type_hints
 
 import typer
 
@@ -20,6 +24,7 @@ import typer
 from typer._click import exceptions as parser_errors
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from sim.distributed import check_backend
 from sim.errors import InputError
 from sim.files import escape_control_characters, os_error_line
 from sim.games.base import Game, StrategySpec
@@ -93,11 +98,24 @@ AllowCodeOption = Annotated[
     bool, typer.Option("--allow-code", help="Let the config name strategy modules or files "
                                             "outside its own folder (runs their code).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-# The commands that play rotated tournaments (tournament, ladder, tune-strategy); run and sweep
-# spell theirs in the same words (0 = all cores, the default).
-WorkersOption = Annotated[
-    int, typer.Option("--workers", "-j", help="Worker processes (0 = all cores, the default); "
-                                              "results do not depend on it.")]
+# The commands that rate strategies in rotated tournaments (tournament, ladder, league,
+# tune-strategy).
+SeatsOption = Annotated[int, typer.Option("--players", "-p", help="Seats per game.")]
+SeedOption = Annotated[int, typer.Option("--seed", "-s", help="Master seed.")]
+WORKERS_HELP = "Worker processes (0 = all cores, the default); results do not depend on it."
+WorkersOption = Annotated[int, typer.Option("--workers", "-j", help=WORKERS_HELP)]
+# The commands that play batches (run, sweep, tune-rules, tune-trees) never had the short -j.
+BatchWorkersOption = Annotated[int, typer.Option("--workers", help=WORKERS_HELP)]
+
+
+def check_play_options(seed: int, workers: int, backend: str, scheduler: str | None) -> int:
+    """What every command that plays games on workers checks before anything else: the seed,
+    ``--workers`` (returned as a process count, ``worker_processes``) and ``--backend`` with
+    ``--scheduler``; each mistake is a one-line InputError."""
+    check_seed(seed)
+    processes = worker_processes(workers)
+    check_backend(backend, scheduler)
+    return processes
 
 
 def worker_processes(workers: int) -> int:
@@ -111,6 +129,8 @@ def worker_processes(workers: int) -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
+
+
 # Where a command's games are played (sim.distributed); results never depend on it.
 BackendOption = Annotated[
     str, typer.Option("--backend", metavar="<backend>",
@@ -140,6 +160,22 @@ def sweep_fair_margin(option: float | None, adaptive: dict | None) -> float:
     if adaptive and adaptive.get("metric") == "seat_verdict" and "fair_margin" in adaptive:
         return float(adaptive["fair_margin"])
     return FAIR_MARGIN
+
+
+def field_option(help_text: str):
+    """``--field NAME[=LINEUP]`` (repeatable) of the commands that play fields of players over
+    the same deals (``sim.fields``), with the command's own ``help_text``."""
+    return typer.Option("--field", metavar="<name[=lineup]>", help=help_text)
+
+
+def folder_argument(help_text: str):
+    """An argument naming a folder (a batch or a sweep); a file given is a parser error."""
+    return typer.Argument(help=help_text, file_okay=False)
+
+
+def out_option(help_text: str):
+    """``--out``: where a command writes, in the command's own ``help_text``."""
+    return typer.Option("--out", help=help_text)
 
 
 def usage_error_line(error: parser_errors.UsageError) -> str:
@@ -292,6 +328,36 @@ def with_rules_options(command):
 
     kept = [p for p in signature.parameters.values() if p.name != "rule_options"]
     wrapper.__signature__ = signature.replace(parameters=kept + extra)
+    return wrapper
+
+
+def with_option_group(command):
+    """Let several commands declare a group of options once: a parameter of ``command``
+    annotated with a dataclass whose fields are typer options (``Annotated`` types with
+    defaults) becomes those options, in that place of ``--help``; their values reach
+    ``command`` as one instance of the dataclass under the parameter's name."""
+    signature = inspect.signature(command, eval_str=True)
+    parameters: list[inspect.Parameter] = []
+    groups: dict[str, tuple[type, list[str]]] = {}
+    for parameter in signature.parameters.values():
+        group = parameter.annotation
+        if not (isinstance(group, type) and dataclasses.is_dataclass(group)):
+            parameters.append(parameter)
+            continue
+        hints = get_type_hints(group, include_extras=True)
+        fields = dataclasses.fields(group)
+        groups[parameter.name] = (group, [field.name for field in fields])
+        parameters.extend(inspect.Parameter(field.name, parameter.kind, default=field.default,
+                                            annotation=hints[field.name]) for field in fields)
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        for name, (group, fields) in groups.items():
+            kwargs[name] = group(**{field: kwargs.pop(field) for field in fields
+                                    if field in kwargs})
+        return command(*args, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)
     return wrapper
 
 

@@ -1,6 +1,8 @@
-"""Progress bars of the commands that play batches (``run``, ``sweep``, ``tune-rules``), and the
-Ctrl-C and SIGTERM handling they share: finished shards are kept, one line says how many and how
-to finish, and the command exits with code 130 (SIGINT) or 143 (SIGTERM); ``sim.signals``.
+"""Progress bars of the commands that play games: one bar of games (``games_bar``) for all, the
+tournaments' count of games (``games_counted``), and for the commands that play batches
+(``run``, ``sweep``, ``tune-rules``) the Ctrl-C and SIGTERM handling they share: finished shards
+are kept, one line says how many and how to finish, and the command exits with code 130
+(SIGINT) or 143 (SIGTERM); ``sim.signals``.
 
 A bar starts only once the run has checked everything it can before playing (config, data,
 strategies, output folders): a mistake found there is one line on stderr, with no bar above it.
@@ -34,6 +36,34 @@ from sim.runner import check_run_dir, run_batch
 from sim.signals import exit_code, interruption_line, say_interrupted, stop_signal_received
 from sim.store import MANIFEST
 from sim.sweep import SWEEP_MANIFEST, read_sweep_manifest, run_sweep
+
+
+def games_bar(*, quiet: bool, field: str | None = None, eta: bool = False) -> Progress:
+    """A bar of games as every command shows it: the task's description, the bar, games done of
+    the total, the task's ``field`` when named, the time elapsed and, with ``eta``, the time
+    left. Nothing is drawn with ``quiet``."""
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("games")]
+    if field is not None:
+        columns.append(TextColumn(f"{{task.fields[{field}]}}"))
+    columns.append(TimeElapsedColumn())
+    if eta:
+        columns += [TextColumn("ETA"), TimeRemainingColumn()]
+    return Progress(*columns, disable=quiet)
+
+
+@contextmanager
+def games_counted(description: str, *, quiet: bool):
+    """A games bar shown while the block runs; yields the ``progress(done, total)`` callback
+    the tournaments (``sim.ladder``, ``sim.league``) report through."""
+    bar = games_bar(quiet=quiet)
+    task = bar.add_task(description, total=1)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
 
 
 class LazyBar:
@@ -122,14 +152,25 @@ def _end_interrupted(line: str):
     raise typer.Exit(exit_code(stop_signal_received() or signal.SIGINT)) from None
 
 
+def _play_interruptible(play, bar: LazyBar, line):
+    """``play()`` with ``bar`` shown; on Ctrl-C or SIGTERM (or an error the signal caused: the
+    workers stopped with it) the command ends with ``line()`` and 128 + the signal."""
+    try:
+        with interruption_line(line), bar.shown():
+            return play()
+    except KeyboardInterrupt:
+        _end_interrupted(line())
+    except Exception:
+        if stop_signal_received() is None:
+            raise
+        _end_interrupted(line())
+
+
 def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
     """Run a batch with a rich progress bar (games done, games/s, ETA); Ctrl-C or SIGTERM
     keeps every finished shard and ends in one line (``batch_interruption_line``) with exit
     code 130 or 143."""
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("games"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn()]
-    bar = LazyBar(Progress(*columns, disable=quiet, transient=False))
+    bar = LazyBar(games_bar(quiet=quiet, field="rate", eta=True))
     task = bar.progress.add_task(config.name, total=config.games, rate="")
     session = {"start": time.perf_counter(), "first": None}
 
@@ -150,16 +191,9 @@ def run_with_progress(config, *, workers, backend, scheduler, resume, quiet):
     def line() -> str:
         return batch_interruption_line(Path(config.output), config.shards, "sim run --resume")
 
-    try:
-        with interruption_line(line), bar.shown():
-            return run_batch(config, workers=workers, backend=backend, scheduler=scheduler,
-                             resume=resume, progress=update)
-    except KeyboardInterrupt:
-        _end_interrupted(line())
-    except Exception:
-        if stop_signal_received() is None:
-            raise
-        _end_interrupted(line())  # an error the signal caused (workers stopped with it)
+    return _play_interruptible(
+        lambda: run_batch(config, workers=workers, backend=backend, scheduler=scheduler,
+                          resume=resume, progress=update), bar, line)
 
 
 def check_sweep_points(plan) -> None:
@@ -179,10 +213,7 @@ def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet,
     # folder of this sweep (or a new one) has its points checked here.
     if not manifest.exists() or read_sweep_manifest(plan.output).get("digest") == plan.digest:
         check_sweep_points(plan)
-    bar = LazyBar(Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                           MofNCompleteColumn(), TextColumn("games"),
-                           TextColumn("{task.fields[point]}"), TimeElapsedColumn(),
-                           disable=quiet))
+    bar = LazyBar(games_bar(quiet=quiet, field="point"))
     task = bar.progress.add_task(plan.name, total=sum(p.config.games for p in plan.points),
                                  point="")
     announced = []
@@ -199,15 +230,8 @@ def run_sweep_with_progress(plan, *, workers, backend, scheduler, resume, quiet,
     def line() -> str:
         return sweep_interruption_line(plan, resume_command)
 
-    try:
-        with interruption_line(line), bar.shown():
-            return run_sweep(plan, workers=workers, backend=backend, scheduler=scheduler,
-                             resume=resume, progress=update)
-    except KeyboardInterrupt:
-        _end_interrupted(line())
-    except Exception:
-        if stop_signal_received() is None:
-            raise
-        _end_interrupted(line())  # an error the signal caused (workers stopped with it)
+    return _play_interruptible(
+        lambda: run_sweep(plan, workers=workers, backend=backend, scheduler=scheduler,
+                          resume=resume, progress=update), bar, line)
 
 

@@ -7,23 +7,26 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import SweepFairMarginOption, sweep_fair_margin
+from sim.cli.options import (
+    SweepFairMarginOption,
+    folder_argument,
+    out_option,
+    sweep_fair_margin,
+)
 from sim.errors import InputError
 from sim.stats.margins import margin_from_points
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="Batch folder written by `sim run`, or sweep "
-                                                 "folder written by `sim sweep`, `sim "
-                                                 "tune-rules` or `sim tune-trees`.",
-                                            file_okay=False)],
+    run_dir: Annotated[Path, folder_argument("Batch folder written by `sim run`, or sweep folder "
+                                             "written by `sim sweep`, `sim tune-rules` or `sim "
+                                             "tune-trees`.")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Report folder (default: reports/<name of the batch or "
-                                   "sweep folder>), replaced whole when the report is "
-                                   "written; a link, a file, a folder holding files a report "
-                                   "does not write, or another batch's or sweep's report is "
-                                   "refused."),
+        out_option("Report folder (default: reports/<name of the batch or sweep folder>), "
+                   "replaced whole when the report is written; a link, a file, a folder "
+                   "holding files a report does not write, or another batch's or sweep's "
+                   "report is refused."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the path.")] = False,
     fair_margin: SweepFairMarginOption = None,

@@ -9,8 +9,13 @@ import typer
 
 from sim.cli.options import (
     AllowCodeOption,
+    BackendOption,
+    BatchWorkersOption,
     DataOption,
     QuietOption,
+    SchedulerOption,
+    field_option,
+    out_option,
     parse_rule_overrides,
     players_help,
     rule_help,
@@ -69,7 +74,7 @@ def run(
     ] = None,
     tiles: DataOption = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
+    out: Annotated[Path | None, out_option("Override: output folder.")] = None,
     store: Annotated[
         str | None, typer.Option(help="Override: rows (every row) or summary (aggregates).")
     ] = None,
@@ -78,25 +83,16 @@ def run(
                                            "(score_trace; rows store; bigger files) for the "
                                            "report's 'how games unfold'.")
     ] = False,
-    workers: Annotated[
-        int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
-    backend: Annotated[
-        str, typer.Option(help="local (joblib processes) or dask (dask.distributed).")
-    ] = "local",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(help="Dask scheduler address (tcp://host:port); without it, --backend dask "
-                          "starts a local cluster."),
-    ] = None,
+    workers: BatchWorkersOption = 0,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     field: Annotated[
         list[str] | None,
-        typer.Option("--field", metavar="<name[=lineup]>",
-                     help="Play every field named (repeat) on the same deals: a field the game "
-                          "declares (`sim strategies` lists them), `default` for the game's "
-                          "default fields, or NAME=LINEUP (a strategy for every seat, one per "
-                          "seat joined by '+', or pool: and strategies joined by '+'). Replaces "
-                          "the config's `fields`; the report then judges every finding across "
-                          "the fields."),
+        field_option("Play every field named (repeat) on the same deals: a field the game "
+                     "declares (`sim strategies` lists them), `default` for the game's default "
+                     "fields, or NAME=LINEUP (a strategy for every seat, one per seat joined by "
+                     "'+', or pool: and strategies joined by '+'). Replaces the config's "
+                     "`fields`; the report then judges every finding across the fields."),
     ] = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,

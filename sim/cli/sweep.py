@@ -9,8 +9,13 @@ import typer
 
 from sim.cli.options import (
     AllowCodeOption,
+    BackendOption,
+    BatchWorkersOption,
     QuietOption,
+    SchedulerOption,
     SweepFairMarginOption,
+    field_option,
+    out_option,
     sweep_fair_margin,
     with_resume_hint,
 )
@@ -48,21 +53,20 @@ def sweep(
     games: Annotated[int | None, typer.Option(help="Override: games per grid point (the cap "
                                                    "in adaptive mode).")] = None,
     seed: Annotated[int | None, typer.Option(help="Override: master seed.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Override: output folder.")] = None,
+    out: Annotated[Path | None, out_option("Override: output folder.")] = None,
     shard_size: Annotated[int | None, typer.Option(help="Override: games per shard.")] = None,
     trace: Annotated[bool, typer.Option("--trace", help="Also keep every seat's score after "
                                                         "each round (score_trace) at every "
                                                         "point.")] = False,
-    workers: Annotated[int, typer.Option(help="Parallel worker processes (0 = all cores).")] = 0,
-    backend: Annotated[str, typer.Option(help="local or dask.")] = "local",
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+    workers: BatchWorkersOption = 0,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
     fair_margin: SweepFairMarginOption = None,
     field: Annotated[
         list[str] | None,
-        typer.Option("--field", metavar="<name[=lineup]>",
-                     help="Play every grid point with every field named (repeat), all on the "
-                          "same deals: a field the game declares, `default`, or NAME=LINEUP "
-                          "(see `sim run --help`). Replaces the sweep file's `fields`."),
+        field_option("Play every grid point with every field named (repeat), all on the same "
+                     "deals: a field the game declares, `default`, or NAME=LINEUP (see `sim run "
+                     "--help`). Replaces the sweep file's `fields`."),
     ] = None,
     quiet: QuietOption = False,
     allow_code: AllowCodeOption = False,

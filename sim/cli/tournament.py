@@ -16,14 +16,13 @@ from sim.cli.options import (
     PlayersOption,
     RuleOption,
     SchedulerOption,
+    SeedOption,
     WorkersOption,
     announce_compiling,
-    check_seed,
+    check_play_options,
     game_rules_data,
     with_rules_options,
-    worker_processes,
 )
-from sim.distributed import check_backend
 from sim.files import write_text_atomic
 from sim.strategy_spec import parse_strategy
 
@@ -39,7 +38,7 @@ def tournament(
     games: Annotated[int, typer.Option("--games", "-n", help="Games in total (rounded up to "
                                                              "whole deals x seat rotations).")
                      ] = 2000,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed.")] = 1,
+    seed: SeedOption = 1,
     workers: WorkersOption = 0,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
@@ -63,9 +62,7 @@ def tournament(
     # scipy's statistics load only for this command (every command imports this module).
     from sim.tournament import parse_strategy_list, run_tournament
 
-    check_seed(seed)
-    workers = worker_processes(workers)
-    check_backend(backend, scheduler)
+    workers = check_play_options(seed, workers, backend, scheduler)
     chosen, rules, data = game_rules_data(game, players, rule_options, rule, tiles)
     registry = chosen.strategies()
     lineup = [parse_strategy(text, registry, "--strategies")

@@ -6,6 +6,7 @@ game declares under that name (``RulesTuning.name``: the tree supply), with its 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -14,14 +15,16 @@ import typer
 from sim.cli.options import (
     AllowCodeOption,
     BackendOption,
+    BatchWorkersOption,
     FairMarginOption,
     QuietOption,
     SchedulerOption,
-    check_seed,
-    worker_processes,
+    check_play_options,
+    out_option,
+    with_option_group,
 )
 from sim.cli.progress import run_sweep_with_progress
-from sim.distributed import batch_scheduler, check_backend
+from sim.distributed import batch_scheduler
 from sim.errors import InputError
 from sim.games.base import Game
 from sim.games.registry import games as registered_games
@@ -33,45 +36,61 @@ from sim.sweep import load_sweep, sweep_from_document
 # The tuning ``sim tune-trees`` is the short name of (a game declares it: ``Game.rules_tunings``).
 TREES_PRESET = "tune-trees"
 
-StrategiesOption = Annotated[
-    str, typer.Option(help="The strongest candidate and greedy, e.g. planner,greedy: the "
-                           "default fields are strong (the strongest in every seat) and mixed "
-                           "(the two rotating through the seats); skill is the strongest's "
-                           "edge over greedy.")]
-FieldsOption = Annotated[
-    list[str] | None,
-    typer.Option("--field", metavar="<name=lineup>",
-                 help="A field of players (repeat, at least two) replacing strong and mixed, "
-                      "all on the same deals: NAME=LINEUP (a strategy for every seat, one per "
-                      "seat joined by '+', or pool: and strategies joined by '+'), or a field "
-                      "the game declares. Skill is measured only in fields where the strongest "
-                      "of --strategies and greedy share tables."),
-]
-GamesOption = Annotated[int, typer.Option(help="Games per grid point (cap in adaptive mode).")]
-HalfWidthOption = Annotated[
-    float | None,
-    typer.Option(help="Adaptive: stop a point once every seat's win rate is known to this 95% "
-                      "CI half-width (e.g. 0.005).")]
-AdaptiveOption = Annotated[
-    bool, typer.Option("--adaptive", help="Play each point until its fairness verdict is "
-                                          "decided (fair or unfair), up to --games.")]
-SeedOption = Annotated[int, typer.Option(help="Master seed.")]
-ShardSizeOption = Annotated[int, typer.Option(help="Games per shard.")]
-ReportDirOption = Annotated[
-    Path | None, typer.Option(help="Report folder: the sweep report (report.html, report.md, "
-                                   "summary.parquet) led by the recommendation, the tuning's "
-                                   "metrics Parquet and every point's batch report (default: "
-                                   "reports/<name of the --out folder>).")]
-PointReportsOption = Annotated[
-    bool, typer.Option("--point-reports/--no-point-reports",
-                       help="Also write every grid point's batch report (linked from the sweep "
-                            "report).")]
-ResumeOption = Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")]
-TuneWorkersOption = Annotated[int, typer.Option(help="Parallel worker processes (0 = all "
-                                                     "cores).")]
 DEFAULT_SEED = 20261129
 
 
+@dataclass(frozen=True)
+class TuningDesign:
+    """What a rules tuning plays, besides the parameter's values and the player counts: the
+    options ``sim tune-rules`` and ``sim tune-trees`` share (``with_option_group``)."""
+
+    strategies: Annotated[
+        str, typer.Option(help="The strongest candidate and greedy, e.g. planner,greedy: the "
+                               "default fields are strong (the strongest in every seat) and "
+                               "mixed (the two rotating through the seats); skill is the "
+                               "strongest's edge over greedy.")] = "planner,greedy"
+    field: Annotated[
+        list[str] | None,
+        typer.Option("--field", metavar="<name=lineup>",
+                     help="A field of players (repeat, at least two) replacing strong and mixed, "
+                          "all on the same deals: NAME=LINEUP (a strategy for every seat, one "
+                          "per seat joined by '+', or pool: and strategies joined by '+'), or a "
+                          "field the game declares. Skill is measured only in fields where the "
+                          "strongest of --strategies and greedy share tables."),
+    ] = None
+    games: Annotated[int, typer.Option(help="Games per grid point (cap in adaptive mode).")
+                     ] = 50_000
+    half_width: Annotated[
+        float | None,
+        typer.Option(help="Adaptive: stop a point once every seat's win rate is known to this "
+                          "95% CI half-width (e.g. 0.005).")] = None
+    adaptive: Annotated[
+        bool, typer.Option("--adaptive", help="Play each point until its fairness verdict is "
+                                              "decided (fair or unfair), up to --games.")] = False
+    fair_margin: FairMarginOption = FAIR_MARGIN_POINTS
+    seed: Annotated[int, typer.Option(help="Master seed.")] = DEFAULT_SEED
+    shard_size: Annotated[int, typer.Option(help="Games per shard.")] = 5_000
+
+
+@dataclass(frozen=True)
+class TuningRun:
+    """How a rules tuning is played and reported: the options ``sim tune-rules`` and ``sim
+    tune-trees`` share after their folders."""
+
+    point_reports: Annotated[
+        bool, typer.Option("--point-reports/--no-point-reports",
+                           help="Also write every grid point's batch report (linked from the "
+                                "sweep report).")] = True
+    resume: Annotated[bool, typer.Option("--resume", help="Finish a sweep already started.")
+                      ] = False
+    workers: BatchWorkersOption = 0
+    backend: BackendOption = "local"
+    scheduler: SchedulerOption = None
+    quiet: QuietOption = False
+    allow_code: AllowCodeOption = False
+
+
+@with_option_group
 def tune_rules(
     game: Annotated[str, typer.Argument(help="The game (`sim strategies --game NAME` lists its "
                                              "strategies; its rules parameters are in `sim "
@@ -84,27 +103,19 @@ def tune_rules(
     players: Annotated[
         str | None, typer.Option(help="Player counts: a range 2-4 or a list 2,3 (default: "
                                       "every count the game allows).")] = None,
-    strategies: StrategiesOption = "planner,greedy",
-    field: FieldsOption = None,
-    games: GamesOption = 50_000,
-    half_width: HalfWidthOption = None,
-    adaptive: AdaptiveOption = False,
-    fair_margin: FairMarginOption = FAIR_MARGIN_POINTS,
-    seed: SeedOption = DEFAULT_SEED,
-    shard_size: ShardSizeOption = 5_000,
+    design: TuningDesign = TuningDesign(),
     config_file: Annotated[
         Path | None, typer.Option("--config", help="A sweep file of players x the parameter "
                                                    "instead of the options above.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Sweep folder (default: "
-                                                           "runs/<the tuning's name>).")] = None,
-    report_dir: ReportDirOption = None,
-    point_reports: PointReportsOption = True,
-    resume: ResumeOption = False,
-    workers: TuneWorkersOption = 0,
-    backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    quiet: QuietOption = False,
-    allow_code: AllowCodeOption = False,
+    out: Annotated[Path | None, out_option("Sweep folder (default: runs/<the tuning's name>).")
+                   ] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option(help="Report folder: the sweep report (report.html, "
+                                       "report.md, summary.parquet) led by the recommendation, "
+                                       "the tuning's metrics Parquet and every point's batch "
+                                       "report (default: reports/<name of the --out folder>).")
+    ] = None,
+    running: TuningRun = TuningRun(),
 ) -> None:
     """Recommend a value of a game's integer rules parameter per player count from a sweep,
     and say for which fields of players it holds.
@@ -117,44 +128,29 @@ def tune_rules(
     chosen = get_game(game, "GAME")
     tuning = chosen.rules_tuning(parameter)
     _tune(chosen, tuning.parameter, values_text=values, values_option="--values",
-          players_text=players, strategies=strategies, field=field, games=games,
-          half_width=half_width, adaptive=adaptive, fair_margin=fair_margin, seed=seed,
-          shard_size=shard_size, config_file=config_file,
+          players_text=players, design=design, config_file=config_file,
           out=out if out is not None else Path("runs") / tuning.name, report_dir=report_dir,
-          point_reports=point_reports, resume=resume, workers=workers, backend=backend,
-          scheduler=scheduler, quiet=quiet, allow_code=allow_code)
+          running=running)
 
 
+@with_option_group
 def tune_trees(
     players: Annotated[str, typer.Option(help="Player counts, 1 to 5: a range 1-5 or a list "
                                               "2,3,4.")] = "1-5",
     supply: Annotated[str, typer.Option(help="Trees per colour per player to try: 1-4 or "
                                              "1,2,3.")] = "1-4",
-    strategies: StrategiesOption = "planner,greedy",
-    field: FieldsOption = None,
-    games: GamesOption = 50_000,
-    half_width: HalfWidthOption = None,
-    adaptive: AdaptiveOption = False,
-    fair_margin: FairMarginOption = FAIR_MARGIN_POINTS,
-    seed: SeedOption = DEFAULT_SEED,
-    shard_size: ShardSizeOption = 5_000,
+    design: TuningDesign = TuningDesign(),
     config_file: Annotated[
         Path | None, typer.Option("--config", help="A tune-trees sweep file instead of the "
                                                    "options above (configs/tune-trees.toml).")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Sweep folder.")] = Path("runs/tune-trees"),
+    out: Annotated[Path, out_option("Sweep folder.")] = Path("runs/tune-trees"),
     report_dir: Annotated[
         Path | None, typer.Option(help="Report folder: the sweep report (report.html, "
                                        "report.md, summary.parquet) led by the recommendation, "
                                        "tune-trees.parquet and every point's batch report "
                                        "(default: reports/<name of the --out folder>).")] = None,
-    point_reports: PointReportsOption = True,
-    resume: ResumeOption = False,
-    workers: TuneWorkersOption = 0,
-    backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    quiet: QuietOption = False,
-    allow_code: AllowCodeOption = False,
+    running: TuningRun = TuningRun(),
 ) -> None:
     """Recommend the tree supply per player count from a sweep, and say for which fields of
     players it holds (the short name of `sim tune-rules` for the tree supply).
@@ -165,11 +161,8 @@ def tune_trees(
     whether the recommendation holds for every field or depends on the players."""
     chosen, parameter = _declared_tuning(TREES_PRESET)
     _tune(chosen, parameter, values_text=supply, values_option="--supply",
-          players_text=players, strategies=strategies, field=field, games=games,
-          half_width=half_width, adaptive=adaptive, fair_margin=fair_margin, seed=seed,
-          shard_size=shard_size, config_file=config_file, out=out, report_dir=report_dir,
-          point_reports=point_reports, resume=resume, workers=workers, backend=backend,
-          scheduler=scheduler, quiet=quiet, allow_code=allow_code)
+          players_text=players, design=design, config_file=config_file, out=out,
+          report_dir=report_dir, running=running)
 
 
 def _declared_tuning(name: str) -> tuple[Game, str]:
@@ -184,11 +177,8 @@ def _declared_tuning(name: str) -> tuple[Game, str]:
 
 
 def _tune(game: Game, parameter: str, *, values_text: str | None, values_option: str,
-          players_text: str | None, strategies: str, field: list[str] | None, games: int,
-          half_width: float | None, adaptive: bool, fair_margin: float, seed: int,
-          shard_size: int, config_file: Path | None, out: Path, report_dir: Path | None,
-          point_reports: bool, resume: bool, workers: int, backend: str,
-          scheduler: str | None, quiet: bool, allow_code: bool) -> None:
+          players_text: str | None, design: TuningDesign, config_file: Path | None, out: Path,
+          report_dir: Path | None, running: TuningRun) -> None:
     """What both commands do: check the options, build the sweep (from the options or a
     sweep file), play it with a progress bar, record the preset, write the report and print
     the recommendation."""
@@ -204,16 +194,14 @@ def _tune(game: Game, parameter: str, *, values_text: str | None, values_option:
     )
 
     tuning = game.rules_tuning(parameter)
-    check_seed(seed)
-    if workers < 0:
-        raise InputError(f"--workers: must be 0 (all cores) or more, got {workers}")
-    worker_processes(workers)  # more than the machine can take: one line, before any cluster
-    check_backend(backend, scheduler)
-    fields = list(field) if field else None
+    # Every mistake in the options is one line before any cluster starts; the sweep is given
+    # --workers as typed (0 = all cores).
+    check_play_options(design.seed, running.workers, running.backend, running.scheduler)
+    fields = list(design.field) if design.field else None
     if config_file is not None:
         # A sweep file is often someone else's: the same code rule as `sim sweep`.
         plan = load_sweep(config_file, {"output": str(out), "fields": fields},
-                          allow_code=allow_code, load_code=False)
+                          allow_code=running.allow_code, load_code=False)
         _check_tuning_sweep(plan, game, parameter, config_file)
         # The strongest is the first strategy other than greedy played (the file's first
         # field or its pool).
@@ -223,10 +211,10 @@ def _tune(game: Game, parameter: str, *, values_text: str | None, values_option:
             raise InputError(f"{config_file}: no strategy other than {BASELINE} plays, so there "
                              f"is no strongest candidate to tune for")
     else:
-        pool = [s.strip() for s in strategies.split(",") if s.strip()]
+        pool = [s.strip() for s in design.strategies.split(",") if s.strip()]
         if len(pool) != 2 or BASELINE not in pool:
             raise InputError(f"--strategies: expected the strongest candidate and {BASELINE}, "
-                             f"e.g. planner,{BASELINE}; got '{strategies}'")
+                             f"e.g. planner,{BASELINE}; got '{design.strategies}'")
         strongest_name = next(s for s in pool if s != BASELINE)
         spec = next(p for p in game.rules_parameters if p.name == parameter)
         player_counts = (parse_range(players_text, "--players", game.min_players,
@@ -235,8 +223,9 @@ def _tune(game: Game, parameter: str, *, values_text: str | None, values_option:
         values = (parse_range(values_text, values_option, spec.minimum, spec.maximum)
                   if values_text is not None else list(range(spec.minimum, spec.maximum + 1)))
         document = tuning_document(
-            game.name, tuning, player_counts, values, strongest_name, games, seed, shard_size,
-            str(out), half_width, adaptive, margin_from_points(fair_margin), fields)
+            game.name, tuning, player_counts, values, strongest_name, design.games, design.seed,
+            design.shard_size, str(out), design.half_width, design.adaptive,
+            margin_from_points(design.fair_margin), fields)
         # --strategies and --field are the user's own request on the command line, like
         # `sim run --pool`: passed as options, not as a file's fields. Every point sets its
         # players; the sweep's base config gets the first count too, so a game whose range
@@ -254,19 +243,20 @@ def _tune(game: Game, parameter: str, *, values_text: str | None, values_option:
         "kind": "sweep", "name": plan.name, "digest": plan.digest,
         "output": f"runs/{Path(plan.output).resolve().name}"}, "--report-dir")
     start = time.perf_counter()
-    margin = margin_from_points(fair_margin)
+    margin = margin_from_points(design.fair_margin)
     # One dask cluster for every grid point (each point is a batch of its own).
-    with batch_scheduler(backend, worker_count(workers), scheduler) as address:
-        run_sweep_with_progress(plan, workers=workers, backend=backend, scheduler=address,
-                                resume=resume, quiet=quiet)
+    with batch_scheduler(running.backend, worker_count(running.workers),
+                         running.scheduler) as address:
+        run_sweep_with_progress(plan, workers=running.workers, backend=running.backend,
+                                scheduler=address, resume=running.resume, quiet=running.quiet)
     write_preset(plan.output, tuning, strongest, margin)
 
     def step(message: str) -> None:
-        if not quiet:
+        if not running.quiet:
             typer.echo(f"  {message}", err=True)
 
     result, picks, note = write_tuning_report(plan.output, report_dir, tuning, strongest,
-                                              margin, point_reports=point_reports,
+                                              margin, point_reports=running.point_reports,
                                               progress=step)
     from sim.report.sweep import format_results_table  # matplotlib is loaded by now
 

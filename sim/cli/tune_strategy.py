@@ -11,31 +11,25 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from sim.cli.options import (
     DEFAULT_GAME,
     BackendOption,
     DataOption,
+    GameOption,
     QuietOption,
     RuleOption,
     SchedulerOption,
+    SeatsOption,
     WorkersOption,
     announce_compiling,
-    check_seed,
+    check_play_options,
     data_path,
+    out_option,
     rules_from_options,
     with_rules_options,
-    worker_processes,
 )
-from sim.distributed import check_backend
+from sim.cli.progress import games_bar
 from sim.errors import InputError
 from sim.games.registry import get_game
 
@@ -50,7 +44,7 @@ def tune_strategy(
         str, typer.Option("--field", help="The opponents: 'self' (the strategy at its starting "
                                           "values) or strategies, e.g. greedy,planner.")
     ] = "self",
-    players: Annotated[int, typer.Option("--players", "-p", help="Seats per game.")] = 4,
+    players: SeatsOption = 4,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per trial (every trial "
                                                              "plays the same deals and seat "
                                                              "rotations).")] = 2000,
@@ -118,8 +112,8 @@ def tune_strategy(
                                                 "and against each field member.")] = 0,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Master seed (deals and the "
                                                            "sampler).")] = 1,
-    out: Annotated[Path | None, typer.Option("--out", help="Output folder (default: "
-                                                           "runs/tune-STRATEGY).")] = None,
+    out: Annotated[Path | None, out_option("Output folder (default: runs/tune-STRATEGY).")
+                   ] = None,
     resume: Annotated[
         Path | None, typer.Option("--resume", help="Go on with the run in this folder (its "
                                                    "stored settings; --trials may be raised).")
@@ -129,7 +123,7 @@ def tune_strategy(
     scheduler: SchedulerOption = None,
     tiles: DataOption = None,
     rule: RuleOption = None,
-    game: Annotated[str, typer.Option("--game", "-g", help="Game to play.")] = DEFAULT_GAME,
+    game: GameOption = DEFAULT_GAME,
     quiet: QuietOption = False,
     rule_options: dict[str, int] | None = None,
 ) -> None:
@@ -163,9 +157,7 @@ def tune_strategy(
         run_tuning,
     )
 
-    check_seed(seed)
-    workers = worker_processes(workers)
-    check_backend(backend, scheduler)
+    workers = check_play_options(seed, workers, backend, scheduler)
     command = "sim " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     if resume is not None:
         if strategy is not None:
@@ -197,10 +189,7 @@ def tune_strategy(
                        strategies=[text.split(":")[0].split("@")[0] for text in
                                    [settings.strategy, *settings.field, settings.guard or ""]
                                    if text])
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn()]
-    bar = Progress(*columns, disable=quiet, transient=False)
+    bar = games_bar(quiet=quiet, eta=True)
     task = bar.add_task(f"tuning {settings.strategy}", total=1)
 
     def update(done: int, total: int, status: str) -> None:
