@@ -48,6 +48,9 @@ rules, context, state)`` (the finished game's points per seat by the game's own 
 independently of ``final_results``: a position file's from-scratch scorer, or the loop's
 results).
 
+A game's decisions module defines each function under its member's name and bundles them with
+``decision_functions(name, globals(), score_scale)``.
+
 ``check_decisions`` plays a random game through the interface from Python and checks the
 contract; ``tests/test_decisions.py`` runs it for every game that has the interface.
 """
@@ -55,7 +58,7 @@ contract; ``tests/test_decisions.py`` runs it for every game that has the interf
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -65,6 +68,21 @@ DecisionFunctions = namedtuple(
      "legal_decisions", "apply_decision", "final_results", "score_scale", "public_arrays",
      "hidden_items", "new_game", "reference_scores"],
 )
+# The members a game's decisions module defines as functions under these very names.
+FUNCTION_MEMBERS = tuple(field for field in DecisionFunctions._fields
+                         if field not in ("name", "score_scale"))
+
+
+def decision_functions(name: str, namespace: Mapping[str, object],
+                       score_scale: float) -> DecisionFunctions:
+    """A game's ``DecisionFunctions``, each function member taken from ``namespace`` (the game's
+    decisions module, ``globals()``) under its own name: ``DECISIONS = decision_functions(
+    "my-game", globals(), SCORE_SCALE)``. Raises TypeError naming any member it lacks."""
+    missing = [member for member in FUNCTION_MEMBERS if member not in namespace]
+    if missing:
+        raise TypeError(f"decisions of '{name}': no function named {', '.join(missing)}")
+    return DecisionFunctions(name=name, score_scale=score_scale,
+                             **{member: namespace[member] for member in FUNCTION_MEMBERS})
 
 
 def rng_state(seed: int) -> np.ndarray:

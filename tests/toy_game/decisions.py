@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.games.decisions import DecisionFunctions
+from sim.games.decisions import decision_functions
 from sim.rng import shuffle_in_place
 from sim.search.ismcts import specialise
 from tests.toy_game.rules import (
@@ -132,12 +132,7 @@ def reference_scores(data, players, rules, context, state):
     return columns[0][0].tolist()
 
 
-DECISIONS = DecisionFunctions(
-    name="pick-two", copy_state=copy_state, determinise=determinise, is_over=is_over,
-    to_move=to_move, decision_capacity=decision_capacity, legal_decisions=legal_decisions,
-    apply_decision=apply_decision, final_results=final_results, score_scale=60.0,
-    public_arrays=public_arrays, hidden_items=hidden_items, new_game=new_game,
-    reference_scores=reference_scores)
+DECISIONS = decision_functions("pick-two", globals(), score_scale=60.0)
 SEARCH = specialise(DECISIONS)
 
 

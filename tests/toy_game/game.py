@@ -7,8 +7,8 @@ from html import escape
 import numpy as np
 
 from sim.games.base import Game, PlayedGame, RulesParameter, ScoredFile, StrategySpec
-from sim.games.strategy import KIND_BUILTIN, KIND_COMPILED
 from sim.jit import rebind
+from sim.loops.seats import only_compiled_hook, per_seat_rows, seat_arrays, seat_column
 from sim.seeding import single_game_seeds
 from tests.toy_game import driver, loop
 from tests.toy_game.dispatch import PARAMETER_SLOTS, POLICY_IDS, USER_POLICY_BASE
@@ -66,33 +66,15 @@ class PickTwo(Game):
         return {"pairs": "pairs of equal tiles in the final hand"}
 
     def _seats(self, lineup: list[StrategySpec]):
-        """Policy id, parameter row and Python class per lineup entry; the compiled variant."""
-        ids = np.zeros(len(lineup), dtype=np.int8)
-        rows = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
-        python = [None] * len(lineup)
-        user_picks: list = []
-        for index, spec in enumerate(lineup):
-            cls = REGISTRY.strategy_class(spec.name)
-            rows[index] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
-            kind = cls.kind()
-            if kind == KIND_BUILTIN:
-                ids[index] = POLICY_IDS[cls.name]
-            elif kind == KIND_COMPILED:
-                (pick,) = cls.compiled()
-                if pick not in user_picks:
-                    user_picks.append(pick)
-                ids[index] = USER_POLICY_BASE + user_picks.index(pick)
-            else:
-                python[index] = (cls, spec.parameters)
-        return ids, rows, python, user_picks
+        """The lineup's policy ids, parameter rows, compiled user picks and Python strategies
+        (``sim.loops.seats.SeatArrays``)."""
+        return seat_arrays(REGISTRY, lineup, POLICY_IDS, PARAMETER_SLOTS, USER_POLICY_BASE,
+                           user_function=only_compiled_hook)
 
     def _columns(self, games, scores, ranks, wins, pairs):
-        def per_seat(array):
-            return np.ascontiguousarray(array).reshape(games * PLAYERS)
-
-        return {"seat": np.tile(np.arange(PLAYERS, dtype=np.int8), games),
-                "score": per_seat(scores), "rank": per_seat(ranks), "win": per_seat(wins),
-                "pairs": per_seat(pairs)}
+        return {"seat": seat_column(games, PLAYERS), "score": per_seat_rows(scores),
+                "rank": per_seat_rows(ranks), "win": per_seat_rows(wins),
+                "pairs": per_seat_rows(pairs)}
 
     def _arrays(self, games):
         return (np.zeros((games, PLAYERS), np.int16), np.zeros((games, PLAYERS), np.int8),
@@ -104,7 +86,7 @@ class PickTwo(Game):
         Python strategy (or ``use_driver``)."""
         check_rules_against_deck(rules["rounds"], data, "rules")
         seats = np.asarray(game_seat_strategy)
-        ids, rows, python, user_picks = self._seats(lineup)
+        ids, rows, user_picks, python = self._seats(lineup)
         games = len(deal_seeds)
         deck, public = new_state(data, rules["rounds"])
         deal_rng = np.zeros(4, np.uint64)
@@ -177,7 +159,7 @@ class PickTwo(Game):
         return PlayedGame(text="\n".join(lines), document=document, scores=scores)
 
     def _one(self, data, rules, lineup, deal_seed, strategy_seed):
-        ids, rows, python, user_picks = self._seats(lineup)
+        ids, rows, user_picks, python = self._seats(lineup)
         deck, public = new_state(data, rules["rounds"])
         scores, ranks, wins, pairs = self._arrays(1)
         log: list = []

@@ -27,7 +27,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.games.decisions import DecisionFunctions
+from sim.games.decisions import decision_functions
 from sim.games.harmonies.colours import COLOUR_COUNT
 from sim.games.harmonies.habitats import list_cube_placements
 from sim.games.harmonies.results import record_results
@@ -550,12 +550,7 @@ def reference_scores(data, players, rules, tables, state):
     return [score_board(board, data)["total"] for board in boards]
 
 
-DECISIONS = DecisionFunctions(
-    name="harmonies", copy_state=copy_state, determinise=determinise, is_over=is_over,
-    to_move=to_move, decision_capacity=decision_capacity, legal_decisions=legal_decisions,
-    apply_decision=apply_decision, final_results=final_results, score_scale=SCORE_SCALE,
-    public_arrays=public_arrays, hidden_items=hidden_items, new_game=new_game,
-    reference_scores=reference_scores)
+DECISIONS = decision_functions("harmonies", globals(), SCORE_SCALE)
 SEARCH = specialise(DECISIONS)
 
 

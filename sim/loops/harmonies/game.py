@@ -40,7 +40,6 @@ from sim.games.harmonies.scoring import CATEGORY_NAMES
 from sim.games.harmonies.state import DRAW_BAG, DRAW_DECK
 from sim.games.harmonies.svg import board_svg, card_names, card_svg
 from sim.games.harmonies.tables import EngineTables, build_tables
-from sim.games.strategy import KIND_BUILTIN
 from sim.loops.harmonies.dispatch import (
     PARAMETER_SLOTS,
     POLICY_IDS,
@@ -56,6 +55,13 @@ from sim.loops.harmonies.loop import (
     play_turn,
     profile_games,
     variants,
+)
+from sim.loops.seats import (
+    only_compiled_hook,
+    per_game_rows,
+    per_seat_rows,
+    seat_arrays,
+    seat_column,
 )
 from sim.seeding import single_game_seeds
 from strategies.harmonies import REGISTRY
@@ -219,21 +225,10 @@ class Harmonies(Game):
     def _policy_ids(lineup: list[StrategySpec]):
         """Policy id and parameter row of every lineup entry, and the loop variant for the
         compiled user strategies among them (None for a lineup of built-ins)."""
-        ids = np.zeros(len(lineup), dtype=np.int8)
-        rows = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
-        user_turns: list = []
-        for row, spec in enumerate(lineup):
-            cls = REGISTRY.strategy_class(spec.name)
-            rows[row] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
-            if cls.kind() == KIND_BUILTIN:
-                ids[row] = POLICY_IDS[cls.name]
-            else:
-                (turn,) = cls.compiled()
-                if turn not in user_turns:
-                    user_turns.append(turn)
-                ids[row] = USER_POLICY_BASE + user_turns.index(turn)
-        variant = compiled_variant(user_turns) if user_turns else None
-        return ids, rows, variant
+        seats = seat_arrays(REGISTRY, lineup, POLICY_IDS, PARAMETER_SLOTS, USER_POLICY_BASE,
+                            user_function=only_compiled_hook)
+        variant = compiled_variant(seats.user_functions) if seats.user_functions else None
+        return seats.policies, seats.parameters, variant
 
     def cached_kernels(self, method: str) -> tuple:
         """``play_one`` runs the turn kernel from Python; the others the shard kernel."""
@@ -312,22 +307,18 @@ class Harmonies(Game):
                  trace: bool = False) -> dict[str, np.ndarray]:
         """The rows-store columns of a shard's results, one row per (game, seat)."""
         players = tables.players
-
-        def per_seat(array, dtype):
-            return np.ascontiguousarray(array, dtype=dtype).reshape(games * players)
-
         columns = {
-            "seat": np.tile(np.arange(players, dtype=np.int8), games),
-            "score": per_seat(results.total, np.int16),
-            "rank": per_seat(results.rank, np.int8),
-            "win": per_seat(results.win, np.float32),
+            "seat": seat_column(games, players),
+            "score": per_seat_rows(results.total, np.int16),
+            "rank": per_seat_rows(results.rank, np.int8),
+            "win": per_seat_rows(results.win, np.float32),
         }
         for index, category in enumerate(CATEGORY_NAMES):
-            columns[CATEGORY_COLUMNS[category]] = per_seat(results.category_points[:, :, index],
-                                                           np.int16)
-        columns["cubes_placed"] = per_seat(results.cubes_placed, np.int8)
-        columns["cards_completed"] = per_seat(results.cards_completed, np.int8)
-        columns["turns"] = per_seat(results.turns, np.int8)
+            columns[CATEGORY_COLUMNS[category]] = per_seat_rows(
+                results.category_points[:, :, index], np.int16)
+        columns["cubes_placed"] = per_seat_rows(results.cubes_placed, np.int8)
+        columns["cards_completed"] = per_seat_rows(results.cards_completed, np.int8)
+        columns["turns"] = per_seat_rows(results.turns, np.int8)
         columns.update(_card_columns(results, tables))
         if trace:
             # [G, rounds, P] -> one list per (game, seat): its score after each round played.
@@ -492,7 +483,7 @@ def _card_columns(results: GameResults, tables: EngineTables) -> dict:
                     0)
     dealt = results.spirits_dealt
     # The opening row is the table's, the same for every seat: repeated on each seat's row.
-    opening = np.repeat(results.opening_row, tables.players, axis=0)
+    opening = per_game_rows(results.opening_row, tables.players)
     opening_face_up = opening >= 0
     return {
         "cards_taken": list_column(tables.card_ids[cards].astype(np.int16), lengths),

@@ -29,7 +29,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.games.decisions import DecisionFunctions
+from sim.games.decisions import decision_functions
 from sim.games.legendary_forests.results import rank_scores
 from sim.games.legendary_forests.rules import (
     STATUS_LIGHT_DRAWN,
@@ -310,12 +310,7 @@ def reference_scores(data, players, rules, context, state):
     return scores
 
 
-DECISIONS = DecisionFunctions(
-    name="legendary-forests", copy_state=copy_state, determinise=determinise, is_over=is_over,
-    to_move=to_move, decision_capacity=decision_capacity, legal_decisions=legal_decisions,
-    apply_decision=apply_decision, final_results=final_results, score_scale=SCORE_SCALE,
-    public_arrays=public_arrays, hidden_items=hidden_items, new_game=new_game,
-    reference_scores=reference_scores)
+DECISIONS = decision_functions("legendary-forests", globals(), SCORE_SCALE)
 SEARCH = specialise(DECISIONS)
 
 

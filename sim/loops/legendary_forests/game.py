@@ -61,6 +61,7 @@ from sim.loops.legendary_forests.loop import (
     run_shard,
     variants,
 )
+from sim.loops.seats import per_game_rows, per_seat_rows, seat_arrays, seat_column
 from sim.seeding import single_game_seeds
 from strategies.legendary_forests import REGISTRY
 
@@ -202,21 +203,9 @@ class LegendaryForests(Game):
 
     def _seat_arrays(self, lineup: list[StrategySpec]):
         """Policy id and float parameter row per lineup entry, and the compiled user functions
-        (``USER_POLICY_BASE + k`` plays ``user_functions[k]``)."""
-        policies = np.zeros(len(lineup), dtype=np.int8)
-        params = np.zeros((len(lineup), PARAMETER_SLOTS), dtype=np.float64)
-        user_functions: list[tuple] = []
-        for row, spec in enumerate(lineup):
-            cls = REGISTRY.strategy_class(spec.name)
-            params[row] = cls.parameter_row(spec.parameters, PARAMETER_SLOTS)
-            if cls.kind() == KIND_BUILTIN:
-                policies[row] = POLICY_IDS[cls.name]
-            elif cls.kind() == KIND_COMPILED:
-                pair = cls.compiled()
-                if pair not in user_functions:
-                    user_functions.append(pair)
-                policies[row] = USER_POLICY_BASE + user_functions.index(pair)
-        return policies, params, user_functions
+        (``USER_POLICY_BASE + k`` plays the (placement, tree) pair ``user_functions[k]``)."""
+        seats = seat_arrays(REGISTRY, lineup, POLICY_IDS, PARAMETER_SLOTS, USER_POLICY_BASE)
+        return seats.policies, seats.parameters, seats.user_functions
 
     def _python_seats(self, lineup: list[StrategySpec]):
         """Per lineup entry, a function ``seat -> driver.SeatPlayer``."""
@@ -307,12 +296,6 @@ class LegendaryForests(Game):
                                 params[game_seat_strategy], variant=variant, trace=trace)
         games = len(deal_seeds)
 
-        def per_seat(array):
-            return np.ascontiguousarray(array).reshape(games * players)
-
-        def per_game(array):
-            return np.repeat(np.asarray(array), players, axis=0)
-
         # Tree phase k is led by seat k mod players (the token starts with seat 0 and passes
         # after each phase), so seat s leads ceil((light - s) / players) of them.
         light = results.light_drawn.astype(np.int64)[:, None]
@@ -320,24 +303,24 @@ class LegendaryForests(Game):
         token_phases = np.maximum(0, (light - seats + players - 1) // players).astype(np.int8)
 
         columns = {
-            "seat": np.tile(np.arange(players, dtype=np.int8), games),
-            "score": per_seat(results.score),
-            "rank": per_seat(results.rank),
-            "win": per_seat(results.win),
-            "full_runes": per_seat(results.full_runes),
-            "zones": per_seat(results.zones),
-            "closed_zones": per_seat(results.closed_zones),
-            "zones_with_trees": per_seat(results.zones_with_trees),
-            "trees_pink": per_seat(results.trees[:, :, 0]),
-            "trees_red": per_seat(results.trees[:, :, 1]),
-            "trees_yellow": per_seat(results.trees[:, :, 2]),
-            "tiles_discarded": per_seat(results.discards),
-            "tree_phases_without_tree": per_seat(results.tree_phases_without_tree),
-            "tree_picks_constrained": per_seat(results.tree_picks_constrained),
-            "tree_phases_as_token_holder": per_seat(token_phases),
-            "light_tiles_drawn": per_game(results.light_drawn),
-            "removed_tiles_mask": per_game(results.removed_mask),
-            "draw_order": per_game(results.draw_order),
+            "seat": seat_column(games, players),
+            "score": per_seat_rows(results.score),
+            "rank": per_seat_rows(results.rank),
+            "win": per_seat_rows(results.win),
+            "full_runes": per_seat_rows(results.full_runes),
+            "zones": per_seat_rows(results.zones),
+            "closed_zones": per_seat_rows(results.closed_zones),
+            "zones_with_trees": per_seat_rows(results.zones_with_trees),
+            "trees_pink": per_seat_rows(results.trees[:, :, 0]),
+            "trees_red": per_seat_rows(results.trees[:, :, 1]),
+            "trees_yellow": per_seat_rows(results.trees[:, :, 2]),
+            "tiles_discarded": per_seat_rows(results.discards),
+            "tree_phases_without_tree": per_seat_rows(results.tree_phases_without_tree),
+            "tree_picks_constrained": per_seat_rows(results.tree_picks_constrained),
+            "tree_phases_as_token_holder": per_seat_rows(token_phases),
+            "light_tiles_drawn": per_game_rows(results.light_drawn, players),
+            "removed_tiles_mask": per_game_rows(results.removed_mask, players),
+            "draw_order": per_game_rows(results.draw_order, players),
         }
         if trace:
             # [G, turns, P] -> one list per (game, seat): that seat's score after each turn.
