@@ -118,22 +118,6 @@ NOT_YET_MOVED: dict[tuple[str, str], str] = {
     ("sim/stats/categories.py", "harmonies"): "an example of point categories in the docstring",
     ("sim/stats/skill.py", "harmonies"): "an example of a game's tie-break in the docstring",
     ("sim/stats/synthetic_cards.py", "card_points"): "the synthetic card game's own column",
-    ("sim/stats/synthetic.py", "legendary forests"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "closed_zones"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "draw_order"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "full_runes"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "light_tiles_drawn"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "removed_tiles_mask"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "tiles_discarded"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "tree_phases_as_token_holder"):
-        "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "tree_phases_without_tree"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "tree_picks_constrained"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "trees_pink"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "trees_red"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "trees_yellow"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "zones"): "synthetic rows imitate its columns",
-    ("sim/stats/synthetic.py", "zones_with_trees"): "synthetic rows imitate its columns",
 }
 
 

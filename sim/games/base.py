@@ -296,7 +296,7 @@ class RandomisedCountEffect:
     """A count the deal randomises (the same for every seat of a game and every replay of the
     deal): the mean score per value of the count and a line fitted to it. The shuffle sets the
     count, so its relation to the score is an effect of the count
-    (``sim.stats.variance.light_tile_effect``). The words are the report's."""
+    (``sim.stats.variance.count_effect``). The words are the report's."""
 
     column: str  # rows-store column: the count
     noun: str  # what is counted, plural, lower case ("apples drawn")
@@ -310,10 +310,11 @@ class RandomisedCountEffect:
 @dataclass(frozen=True)
 class RotatingRoleAssociation:
     """A role that passes from seat to seat, once per unit of the deal's randomised count
-    (``count_column``): the score by the times a player held it (``sim.stats.tokens``). Which
-    seats hold it more is set by the seat order, so the worth of one more turn in the role is
-    estimated with the game and the seat held fixed; it is an association with holding the
-    role, not a randomised effect of it. The words are the report's."""
+    (``count_column``): the score by the times a player held it
+    (``sim.stats.rotating_role``). Which seats hold it more is set by the seat order, so the
+    worth of one more turn in the role is estimated with the game and the seat held fixed; it
+    is an association with holding the role, not a randomised effect of it. The words are the
+    report's."""
 
     column: str  # rows-store column, per seat: the times the player held the role
     count_column: str  # rows-store column: the deal's count of the role's turns
@@ -329,8 +330,8 @@ class RotatingRoleAssociation:
 @dataclass(frozen=True)
 class RemovedItemsEffect:
     """Items the deal removes unseen: the effect on the mean score of each item removed, the
-    other removed items held fixed (``sim.stats.variance.tile_impact``); randomised by the
-    shuffle."""
+    other removed items held fixed (``sim.stats.variance.removed_item_effect``); randomised by
+    the shuffle."""
 
     column: str  # rows-store column: a bit mask, bit n - 1 set when item n was removed
     noun: str  # what an item is called ("card"; "cards" adds an s)

@@ -56,9 +56,9 @@ def summary_table(analysis: BatchAnalysis) -> pl.DataFrame:
     """Every number the report shows, in the long schema."""
     seat_tests = analysis.seat_tests.with_columns(balanced=pl.col("balanced").cast(pl.Float64))
     # The game's own analyses name their sections and key columns (``Game.analyses``).
-    role = (declared(analysis, RotatingRoleAssociation) if analysis.token_table is not None
+    role = (declared(analysis, RotatingRoleAssociation) if analysis.role_table is not None
             else None)
-    count = count_effect_of(analysis) if analysis.light_tiles is not None else None
+    count = count_effect_of(analysis) if analysis.count_table is not None else None
     parts = [
         long_rows("scores", analysis.distributions, DISTRIBUTION_METRICS),
         long_rows("scores", analysis.histogram.rename({"count": "player_games"}),
@@ -77,20 +77,20 @@ def summary_table(analysis: BatchAnalysis) -> pl.DataFrame:
                   ["category"]),
         long_rows("strategies", analysis.strategy_gaps, ["score_gap"], ["best", "worst"]),
         long_rows("strategies", analysis.head_to_head, ["games", "ahead_rate"], ["opponent"]),
-        long_rows(role.section if role else "", analysis.token_table,
+        long_rows(role.section if role else "", analysis.role_table,
                   ["player_games", "first_picks", "mean_position", "mean", "win_rate"],
                   [role.count_column] if role else []),
-        long_rows(role.section if role else "", analysis.token_effect,
+        long_rows(role.section if role else "", analysis.role_effect,
                   ["games", "score_gap", "win_gap"]),
         long_rows("deal variance", analysis.deal_variance,
                   ["deals", "player_games", "games_per_deal", "between_deal_variance",
                    "within_deal_variance", "icc"]),
-        long_rows("tile impact", analysis.tile_impact,
+        long_rows("tile impact", analysis.removed_items,
                   ["deals_removed", "deals_kept", "mean_removed", "mean_kept", "effect"],
                   ["tile"]),
-        long_rows(count.section if count else "", analysis.light_tiles, ["deals", "mean"],
+        long_rows(count.section if count else "", analysis.count_table, ["deals", "mean"],
                   [count.column] if count else []),
-        long_rows(count.section if count else "", analysis.light_fit,
+        long_rows(count.section if count else "", analysis.count_fit,
                   ["deals", "slope", "lack_of_fit_f", "lack_of_fit_p", "peak_count",
                    "peak_mean", "common_count", "step"]),
         long_rows("convergence", analysis.running.rename({"ci_low": "value_low",

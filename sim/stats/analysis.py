@@ -4,7 +4,7 @@
 sections read the shards in chunks of whole deals and keep exact integer sums per cell (and, for
 the clustered intervals and regressions, sums of per-deal products), so their memory does not
 grow with the number of games: the score distributions, seats, convergence, head to head, deal
-variance, the construction token, the game's card and draft sections (descriptives and
+variance, the game's rotating role, the game's card and draft sections (descriptives and
 randomised effects, ``sim.stats.cards``) and how games unfold (``sim.stats.unfolding``). What
 still grows with the batch: the game lengths hold one value per game, the points by category
 one sum per deal and category, and the skill ladder and variance split (panels with several
@@ -39,6 +39,7 @@ from sim.stats.cards import (
 )
 from sim.stats.categories import category_columns, category_means
 from sim.stats.convergence import batch_running_estimates, games_needed
+from sim.stats.rotating_role import role_table, role_turn_effect
 from sim.stats.scores import distributions, pooled_histogram, score_histogram
 from sim.stats.seats import (
     FAIR_MARGIN,
@@ -48,10 +49,9 @@ from sim.stats.seats import (
 )
 from sim.stats.skill import ladder, read_skill_rows, variance_split
 from sim.stats.strategies import head_to_head, strategy_gaps
-from sim.stats.tokens import extra_token_effect, token_table
 from sim.stats.unfolding import game_lengths, scan_trace_rows, unfolding_tables
 from sim.stats.units import cluster_moments
-from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+from sim.stats.variance import count_effect, deal_variance, removed_item_effect
 
 ROW_COLUMNS = ["game_id", "deal_id", "replicate", "players", "rules", "strategy", "seat", "score",
                "rank", "win"]
@@ -73,12 +73,15 @@ class BatchAnalysis:
     running: pl.DataFrame
     games_needed: pl.DataFrame
     head_to_head: pl.DataFrame | None = None
-    token_table: pl.DataFrame | None = None
-    token_effect: pl.DataFrame | None = None
+    # The game's declared analyses (``Game.analyses``): the rotating role (``role_table``,
+    # ``role_turn_effect``), the items the deal removes (``removed_item_effect``) and the count
+    # it randomises (``count_effect``: a table and its fit).
+    role_table: pl.DataFrame | None = None
+    role_effect: pl.DataFrame | None = None
     deal_variance: pl.DataFrame | None = None
-    tile_impact: pl.DataFrame | None = None
-    light_tiles: pl.DataFrame | None = None
-    light_fit: pl.DataFrame | None = None
+    removed_items: pl.DataFrame | None = None
+    count_table: pl.DataFrame | None = None
+    count_fit: pl.DataFrame | None = None
     notable: pl.DataFrame | None = None
     categories: pl.DataFrame | None = None
     # Cards taken from a face-up offer and cards dealt and kept (games that record them).
@@ -117,10 +120,10 @@ def _read_rows(batch: Batch) -> pl.LazyFrame:
 
 
 def __getattr__(name: str) -> list[str]:
-    """``TOKEN_COLUMNS``: the rotating-role and count columns the registered games declare
+    """``ROLE_COLUMNS``: the rotating-role and count columns the registered games declare
     (``RotatingRoleAssociation``; tests read them), worked out when first asked for so that
     importing this module loads no game."""
-    if name == "TOKEN_COLUMNS":
+    if name == "ROLE_COLUMNS":
         from sim.games.registry import games
 
         return [column for game in games().values()
@@ -226,18 +229,18 @@ def analyse_batch(batch: Batch, progress: Callable[[str], None] | None = None,
         removed = _declared(batch, RemovedItemsEffect)
         if role and batch.has_columns(role.column, role.count_column):
             step(role.noun)
-            analysis.token_table = token_table(rows, role.column, role.count_column)
+            analysis.role_table = role_table(rows, role.column, role.count_column)
             # Found by its columns: the rows hold only this game's declared ones (``_read_rows``).
-            effect = extra_token_effect(rows)
-            analysis.token_effect = effect if not effect.is_empty() else None
+            effect = role_turn_effect(rows)
+            analysis.role_effect = effect if not effect.is_empty() else None
         if count and batch.has_columns(count.column):
             step(count.noun)
-            analysis.light_tiles, fit = light_tile_effect(rows, count_column=count.column)
-            analysis.light_fit = fit if not fit.is_empty() else None
+            analysis.count_table, fit = count_effect(rows, count_column=count.column)
+            analysis.count_fit = fit if not fit.is_empty() else None
         if removed and batch.has_columns(removed.column):
             step(f"{removed.noun} impact")
-            impact = tile_impact(rows, mask_column=removed.column)
-            analysis.tile_impact = impact if not impact.is_empty() else None
+            impact = removed_item_effect(rows, mask_column=removed.column)
+            analysis.removed_items = impact if not impact.is_empty() else None
         elif removed:
             # Only a game that records removed items can miss them; others never mention them.
             notes.append(f"{removed.noun.capitalize()} impact needs the column {removed.column}, "

@@ -27,12 +27,12 @@ from sim.games.base import (
 from sim.games.registry import get_game
 from sim.stats.batch import open_batch
 from sim.stats.clustered import t_critical
+from sim.stats.rotating_role import role_turn_effect
 from sim.stats.scores import distributions, score_histogram
 from sim.stats.seats import seat_gap_family, strategy_mix_is_balanced
 from sim.stats.strategies import head_to_head, strategy_gaps
-from sim.stats.tokens import extra_token_effect
 from sim.stats.units import cluster_units
-from sim.stats.variance import light_tile_effect, tile_impact
+from sim.stats.variance import count_effect, removed_item_effect
 
 COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "rank", "win"]
 ROWS = SimpleNamespace(is_rows=True)
@@ -86,7 +86,7 @@ def estimates(rows: pl.DataFrame, analyses: tuple[GameAnalysis, ...] = ()
             row["ahead_rate"], float(row["ahead_rate_se"]))
     role = _first(analyses, RotatingRoleAssociation)
     if role is not None and role.column in rows.columns:
-        for row in extra_token_effect(lazy, role_column=role.column).iter_rows(named=True):
+        for row in role_turn_effect(lazy, role_column=role.column).iter_rows(named=True):
             se = _half_to_se(row["score_gap_low"], row["score_gap_high"], clusters)
             found[f"{role.noun}: points per extra {role.turn} led"] = (row["score_gap"],
                                                                        float(se))
@@ -95,14 +95,14 @@ def estimates(rows: pl.DataFrame, analyses: tuple[GameAnalysis, ...] = ()
                                                                            float(se))
     count = _first(analyses, RandomisedCountEffect)
     if count is not None and count.column in rows.columns:
-        light, _ = light_tile_effect(lazy, count_column=count.column)
-        for row in light.filter(pl.col("deals") >= 100).iter_rows(named=True):
+        table, _ = count_effect(lazy, count_column=count.column)
+        for row in table.filter(pl.col("deals") >= 100).iter_rows(named=True):
             se = _half_to_se(row["mean_low"], row["mean_high"], row["deals"])
             found[f"mean score at {row[count.column]} {count.item}s"] = (row["mean"],
                                                                          float(se))
     removed = _first(analyses, RemovedItemsEffect)
     if removed is not None and removed.column in rows.columns:
-        for row in tile_impact(lazy, mask_column=removed.column).iter_rows(named=True):
+        for row in removed_item_effect(lazy, mask_column=removed.column).iter_rows(named=True):
             found[f"{removed.noun} {row['tile']} removed"] = (row["effect"], row["effect_se"])
     return found
 

@@ -4,16 +4,20 @@
 summary shards, notable drawings) whose scores follow an additive model::
 
     score = base + strategy_points[strategy] + seat_points[seat]
-            + token_points * (tree phases as token holder)
-            + light_tile_points * (light tiles drawn)
-            + sum of tile_points[n] over the tiles n removed
+            + the game's deal points                  (shared by every game of a deal)
+            + the game's seat points                  (per player per game)
             + deal effect ~ N(0, deal_sd^2)           (shared by every game of a deal)
             + game effect ~ N(0, game_sd^2)           (shared by the seats of a game)
             + noise ~ N(0, noise_sd^2)                (one per player per game)
 
 rounded to an integer. Ranks and wins follow from the scores as the runner computes them (tied
-seats share a rank and the win). The functions ``true_*`` give the values the statistics should
+seats share a rank and the win). ``true_icc`` gives the deal's share the statistics should
 recover.
+
+``SyntheticDesign`` holds only what every game has. The game's part (what its deal holds, the
+points its deal and seat order give, its own columns) is a ``SyntheticDeals`` model that lives
+in the game's rooms (``sim/games/<game>/synthetic.py``) and is given as ``deal_model``; without
+one the rows have only the columns every game has.
 """
 
 from __future__ import annotations
@@ -21,14 +25,40 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
 
 from sim.files import write_text_atomic
+from sim.games.registry import default_game, get_game
 from sim.store import file_record, parquet_bytes, shard_name
 
-LIGHT_TILES = (2, 8, 10, 12, 15, 19, 22, 25)  # the shipped Legendary Forests set's light tiles
+
+class SyntheticDeals(Protocol):
+    """A game's part of a synthetic batch. ``generate_rows`` calls ``draw`` before any other
+    draw, ``deal_points`` and ``seat_points`` while it builds the scores, and ``columns`` after
+    them, all with the same random generator, so a design's rows are a pure function of it."""
+
+    game: str  # the registered name of the game whose rows the model imitates
+
+    def draw(self, design: SyntheticDesign, rng: np.random.Generator) -> Any:
+        """What every deal holds (passed back to the other methods as ``drawn``)."""
+
+    def deal_points(self, drawn: Any, common: np.ndarray) -> np.ndarray:
+        """Every deal's points: the common deal effect ``common`` plus what the deal adds."""
+
+    def seat_points(self, design: SyntheticDesign, drawn: Any,
+                    deal: np.ndarray) -> np.ndarray | None:
+        """Points per (game, seat) set by the deal and the seat order (``deal``: each game's
+        deal), or None."""
+
+    def columns(self, design: SyntheticDesign, drawn: Any, deal: np.ndarray,
+                rng: np.random.Generator, frame: pl.DataFrame) -> pl.DataFrame:
+        """``frame`` (the columns every game has) with the game's own columns added."""
+
+    def config(self) -> dict[str, Any]:
+        """The model's parameters as the manifest's config records them (JSON-ready)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +66,8 @@ class SyntheticDesign:
     """What a synthetic batch contains and the true effects behind its scores."""
 
     name: str = "synthetic"
-    game: str = "legendary-forests"
+    # The game the manifest names; "": the deal model's game, else the first registered game.
+    game: str = ""
     store: str = "rows"
     players: int = 4
     deals: int = 400
@@ -50,14 +81,7 @@ class SyntheticDesign:
     noise_sd: float = 8.0
     strategy_points: dict[str, float] = field(default_factory=dict)
     seat_points: tuple[float, ...] = ()
-    token_points: float = 0.0
-    light_tile_points: float = 0.0
-    # Points every player gets when that many light tiles are drawn (a curve, on top of the line).
-    light_tile_curve: dict[int, float] = field(default_factory=dict)
-    tile_points: dict[int, float] = field(default_factory=dict)
-    tile_count: int = 25
-    removed_tiles: int = 5
-    light_tiles: tuple[int, ...] = LIGHT_TILES
+    deal_model: SyntheticDeals | None = None  # the game's part (see the module docstring)
     seed: int = 1
     status: str = "complete"
 
@@ -65,6 +89,12 @@ class SyntheticDesign:
     def games(self) -> int:
         """Games in the batch: deals times replicates."""
         return self.deals * self.replicates
+
+    @property
+    def game_name(self) -> str:
+        """The game the batch says it was played with (see ``game``)."""
+        return self.game or (self.deal_model.game if self.deal_model is not None
+                             else default_game())
 
     def strategy_at(self, game: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """Index into ``lineup`` of the strategy at ``seat`` of ``game``."""
@@ -82,24 +112,7 @@ def true_icc(design: SyntheticDesign) -> float:
     return between / (between + design.game_sd ** 2 + design.noise_sd ** 2 + 1.0 / 12.0)
 
 
-def true_tile_effect(design: SyntheticDesign, tile: int) -> float:
-    """E[mean score | tile removed] - E[mean score | tile kept] for the game's mean score.
-
-    With k of T candidate tiles removed at random, removing tile n makes each other tile less
-    likely removed by 1 / (T - 1); a light tile removed is one light tile less drawn, which
-    costs ``light_tile_points`` plus, on average over seats, ``token_points / players``.
-    """
-    candidates = range(2, design.tile_count + 1)
-    per_light = design.light_tile_points + design.token_points / design.players
-
-    def removal_points(n: int) -> float:
-        return design.tile_points.get(n, 0.0) - (per_light if n in design.light_tiles else 0.0)
-
-    others = sum(removal_points(m) for m in candidates if m != tile)
-    return removal_points(tile) - others / (len(candidates) - 1)
-
-
-def _competition_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def competition_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ranks (1 = best, ties share) and shared wins for a (games, players) score array."""
     better = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
     ranks = 1 + better
@@ -112,30 +125,16 @@ def generate_rows(design: SyntheticDesign) -> pl.DataFrame:
     """Every row of the batch (one per player per game) as a polars DataFrame."""
     rng = np.random.default_rng(design.seed)
     players, deals, replicates = design.players, design.deals, design.replicates
-    candidates = np.arange(2, design.tile_count + 1)
-    order = candidates[np.argsort(rng.random((deals, candidates.size)), axis=1)]
-    removed, drawn = order[:, :design.removed_tiles], order[:, design.removed_tiles:]
-    mask = np.zeros(deals, dtype=np.int64)
-    for column in range(removed.shape[1]):
-        mask |= np.left_shift(np.int64(1), removed[:, column] - 1)
-    light = np.isin(drawn, design.light_tiles).sum(axis=1)
-    tile_points = np.zeros(design.tile_count + 1)
-    for tile, points in design.tile_points.items():
-        tile_points[tile] = points
-    deal_points = (rng.normal(0.0, design.deal_sd, deals) + tile_points[removed].sum(axis=1)
-                   + design.light_tile_points * light)
-    if design.light_tile_curve:
-        curve = np.zeros(design.tile_count + 1)
-        for count, points in design.light_tile_curve.items():
-            curve[count] = points
-        deal_points = deal_points + curve[light]
+    model = design.deal_model
+    drawn = model.draw(design, rng) if model is not None else None
+    deal_points = rng.normal(0.0, design.deal_sd, deals)
+    if model is not None:
+        deal_points = model.deal_points(drawn, deal_points)
 
     games = deals * replicates
     game = np.arange(games)
     deal = game // replicates
     seat = np.arange(players)
-    # Tree phase k is led by seat k mod players: seat s leads the phases k = s, s + P, ...
-    token = np.maximum(0, (light[deal][:, None] - seat[None, :] + players - 1) // players)
     strategy_index = design.strategy_at(game[:, None], seat[None, :])
     strategy_points = np.array([design.strategy_points.get(s, 0.0) for s in design.lineup])
     seat_points = np.zeros(players)
@@ -143,11 +142,13 @@ def generate_rows(design: SyntheticDesign) -> pl.DataFrame:
     game_points = rng.normal(0.0, design.game_sd, games) if design.game_sd > 0 else \
         np.zeros(games)
     mean = (design.base + deal_points[deal][:, None] + game_points[:, None]
-            + strategy_points[strategy_index]
-            + seat_points[None, :] + design.token_points * token)
+            + strategy_points[strategy_index] + seat_points[None, :])
+    extra = model.seat_points(design, drawn, deal) if model is not None else None
+    if extra is not None:
+        mean = mean + extra
     scores = np.rint(mean + rng.normal(0.0, design.noise_sd, (games, players)))
     scores = np.clip(scores, 0, 32_000).astype(np.int16)
-    ranks, wins = _competition_ranks(scores)
+    ranks, wins = competition_ranks(scores)
 
     def per_game(values: np.ndarray) -> np.ndarray:
         return np.repeat(values, players)
@@ -169,36 +170,15 @@ def generate_rows(design: SyntheticDesign) -> pl.DataFrame:
         "win": wins.ravel(),
     }
     frame = pl.DataFrame(columns)
-    if design.game == "legendary-forests":
-        size = games * players
-        frame = frame.with_columns(
-            removed_tiles=pl.lit(design.removed_tiles, dtype=pl.Int16),
-            trees_per_colour_per_player=pl.lit(2, dtype=pl.Int16),
-            full_runes=pl.Series(rng.poisson(6, size).astype(np.int16)),
-            zones=pl.Series(rng.poisson(8, size).astype(np.int16)),
-            closed_zones=pl.Series(rng.poisson(3, size).astype(np.int16)),
-            zones_with_trees=pl.Series(rng.poisson(4, size).astype(np.int16)),
-            trees_pink=pl.Series(rng.integers(0, 3, size).astype(np.int8)),
-            trees_red=pl.Series(rng.integers(0, 3, size).astype(np.int8)),
-            trees_yellow=pl.Series(rng.integers(0, 3, size).astype(np.int8)),
-            tiles_discarded=pl.Series(rng.poisson(0.2, size).astype(np.int8)),
-            tree_phases_without_tree=pl.Series(rng.poisson(0.5, size).astype(np.int8)),
-            tree_picks_constrained=pl.Series(rng.poisson(1.0, size).astype(np.int8)),
-            tree_phases_as_token_holder=pl.Series(token.ravel().astype(np.int8)),
-            light_tiles_drawn=pl.Series(per_game(light[deal]).astype(np.int8)),
-            removed_tiles_mask=pl.Series(per_game(mask[deal])),
-            draw_order=pl.Series(np.repeat(drawn[deal].astype(np.int8), players, axis=0))
-            .cast(pl.List(pl.Int8)),
-        )
-    return frame
+    return model.columns(design, drawn, deal, rng, frame) if model is not None else frame
 
 
-def summarise_rows(rows: pl.DataFrame) -> pl.DataFrame:
+def summarise_rows(rows: pl.DataFrame, rules_columns: tuple[str, ...] = ()) -> pl.DataFrame:
     """The summary store's rows for ``rows``: counts per (players, seat, strategy, rules
-    parameters, score)."""
-    keys = ["players", "seat", "strategy", *[c for c in ("removed_tiles",
-                                                            "trees_per_colour_per_player")
-                                              if c in rows.columns], "score"]
+    parameters, score); ``rules_columns`` names the rules parameters' columns (those ``rows``
+    lacks are left out)."""
+    keys = ["players", "seat", "strategy", *[c for c in rules_columns if c in rows.columns],
+            "score"]
     return (rows.group_by(keys)
             .agg(count=pl.len().cast(pl.Int64), win_sum=pl.col("win").cast(pl.Float64).sum(),
                  shared_wins=((pl.col("win") > 0) & (pl.col("win") < 1)).sum().cast(pl.Int64))
@@ -206,7 +186,7 @@ def summarise_rows(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def _drawing(game_id: int, seat: int, score: int) -> str:
-    """A small fake planet drawing (3 x 5 characters per tile) that differs per game and seat."""
+    """A small fake drawing (rows of 3 x 5-character cells) that differs per game and seat."""
     letters = ".PRY"
     cells = 2 + (game_id + seat + score) % 3
     lines = []
@@ -239,6 +219,16 @@ def notable_rows(rows: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(parts).select("game_id", "kind", "seat", "strategy", "score", "drawing")
 
 
+def manifest_config(design: SyntheticDesign) -> dict[str, Any]:
+    """The design's fields as the manifest's ``config`` records them: the shared ones (but the
+    name, game, store and status, which the manifest records itself), then the deal model's
+    parameters, then the seed."""
+    config = {key: value for key, value in asdict(design).items()
+              if key not in ("name", "game", "store", "status", "deal_model", "seed")}
+    model = design.deal_model.config() if design.deal_model is not None else {}
+    return {**config, **model, "seed": design.seed}
+
+
 def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
                           rows: pl.DataFrame | None = None) -> pl.DataFrame:
     """Write a RUN_DIR for ``design`` (manifest, shards, notable) and return its rows.
@@ -250,12 +240,15 @@ def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
     store_dir = run_dir / ("shards" if design.store == "rows" else "summary")
     store_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "notable").mkdir(parents=True, exist_ok=True)
+    rules_columns = tuple(parameter.name for parameter in
+                          get_game(design.game_name).rules_parameters) \
+        if design.store != "rows" else ()
     rows_per_shard = design.games_per_shard * design.players
     shard_count = -(-rows.height // rows_per_shard)
     shard_files = {}
     for shard in range(shard_count):
         part = rows.slice(shard * rows_per_shard, rows_per_shard)
-        stored = part if design.store == "rows" else summarise_rows(part)
+        stored = part if design.store == "rows" else summarise_rows(part, rules_columns)
         # Encoded as the runner encodes its shards; a plain write, not the runner's fsynced
         # one, since tests write many synthetic batches and none needs it crash-safe.
         records = []
@@ -266,15 +259,11 @@ def write_synthetic_batch(run_dir: str | Path, design: SyntheticDesign,
             # Recorded as the runner records them: only files the manifest lists are read.
             records.append(file_record(run_dir, path, data))
         shard_files[str(shard)] = records
-    config = {key: value for key, value in asdict(design).items()
-              if key not in ("name", "game", "store", "status")}
-    config["tile_points"] = {str(k): v for k, v in design.tile_points.items()}
-    config["light_tile_curve"] = {str(k): v for k, v in design.light_tile_curve.items()}
     manifest = {
         "format": 1,
         "name": design.name,
-        "game": design.game,
-        "config": config,
+        "game": design.game_name,
+        "config": manifest_config(design),
         "config_hash": "synthetic",
         "data_digest": "synthetic",
         "sim_version": "synthetic",

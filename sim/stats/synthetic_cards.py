@@ -31,7 +31,7 @@ import polars as pl
 
 from sim.games.base import CardColumns, DraftColumns
 from sim.games.columns import list_column, nested_list_column
-from sim.stats.synthetic import _competition_ranks
+from sim.stats.synthetic import competition_ranks
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def generate_card_rows(design: CardDesign, cards: CardColumns,
                                                                                  players))
     scores = np.clip(np.rint(mean + rng.normal(0.0, design.noise_sd, (games, players))), 0,
                      32_000).astype(np.int16)
-    ranks, wins = _competition_ranks(scores)
+    ranks, wins = competition_ranks(scores)
     lengths = np.array([len(cards_) for cards_ in taken_cards])
     flat_cards = np.array([c for cards_ in taken_cards for c in cards_], dtype=np.int16)
     flat_rounds = np.array([r for rounds in taken_rounds for r in rounds], dtype=np.int8)
@@ -309,7 +309,7 @@ def generate_holding_rows(design: HoldingDesign, cards: CardColumns,
     mean = (design.base + design.strength_points * strength + card_points + draft_points
             + rng.normal(0.0, design.deal_sd, design.deals)[deal])
     scores = np.clip(np.rint(mean + rng.normal(0.0, design.noise_sd, rows)), 0, 32_000)
-    ranks, wins = _competition_ranks(scores.reshape(games, players).astype(np.int16))
+    ranks, wins = competition_ranks(scores.reshape(games, players).astype(np.int16))
     frame = pl.DataFrame({
         "game_id": game.astype(np.int64), "deal_id": deal.astype(np.int64),
         "players": np.full(rows, players, dtype=np.int64), "seat": seat.astype(np.int64),

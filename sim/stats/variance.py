@@ -1,17 +1,18 @@
-"""Tile-set variance: how much of the score the deal decides (rows store only).
+"""What the deal decides: how much of the score, and the effects of what it randomises (rows
+store only).
 
 - ``deal_variance``: one-way random-effects decomposition of a seat's score over deals, from
   games that replay the same deal (``replicate`` 0..R-1 of a ``deal_id``);
-- ``tile_impact``: the effect on the mean score of a tile removed unseen, holding the other
-  removed tiles fixed (the deal's bit mask of items removed unseen, ``RemovedItemsEffect``);
-- ``light_tile_effect``: mean score by the number of light tiles drawn, and whether a line
-  fits it (lack-of-fit test), its peak and the step from the most common count.
+- ``removed_item_effect``: the effect on the mean score of an item the deal removes unseen,
+  holding the other removed items fixed (the deal's bit mask, ``RemovedItemsEffect``);
+- ``count_effect``: mean score by a count the deal randomises (``RandomisedCountEffect``), and
+  whether a line fits it (lack-of-fit test), its peak and the step from the most common count.
 
 The unit for the last two is the deal (mean score of its rows): deals are independent, the
 games of one deal are not.
 
 Memory: every section reads the rows in chunks of whole deals (``summarise_whole_deals``) and
-keeps only sums per cell, or per distinct set of removed tiles; the least-squares fits run on
+keeps only sums per cell, or per distinct set of removed items; the least-squares fits run on
 those sufficient statistics, in exact integer and rational arithmetic where the sums are
 integers, so the numbers depend neither on the number of games held at once nor on how the rows
 are chunked.
@@ -499,11 +500,6 @@ def _by_count(panel: pl.DataFrame, column: str) -> dict[int, tuple[int, Fraction
     return groups
 
 
-TILE_METHOD = ("least squares of the deal's mean score on one indicator per tile removed "
-               "(no intercept: exactly k tiles are removed), so each tile's effect holds the "
-               "other removed tiles fixed; deals are the independent units (HC1 robust errors)")
-
-
 def declared_for(rows: pl.LazyFrame, kind: type) -> GameAnalysis:
     """The analysis of ``kind`` that a registered game declares (``Game.analyses``) and whose
     columns ``rows`` hold: what the functions here read when called without their columns (the
@@ -519,21 +515,22 @@ def declared_for(rows: pl.LazyFrame, kind: type) -> GameAnalysis:
     raise ValueError(f"no registered game declares a {kind.__name__} with these columns")
 
 
-def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95,
-                mask_column: str | None = None) -> pl.DataFrame:
-    """Per (players, rules, tile): mean score per player of deals with the tile removed unseen
-    and without it, and the tile's effect holding the other removed tiles fixed, with a 95%
-    interval.
+def removed_item_effect(rows: pl.LazyFrame, confidence: float = 0.95,
+                        mask_column: str | None = None) -> pl.DataFrame:
+    """Per (players, rules, item; the item's number is in the column ``tile``): mean score per
+    player of deals with the item removed unseen and without it, and the item's effect holding
+    the other removed items fixed, with a 95% interval.
 
     Model (least squares over deals, the independent units): deal mean = sum_n beta_n
-    removed_n + error. Since every deal removes the same number of tiles, only differences of
-    the beta are defined; a tile's effect is beta_n minus the average beta of the other tiles,
-    the change in the mean score when tile n is removed instead of a tile taken at random from
-    the others. A tile never removed (tile 1, the start) or always removed is left out.
+    removed_n + error. Since every deal removes the same number of items, only differences of
+    the beta are defined; an item's effect is beta_n minus the average beta of the other items,
+    the change in the mean score when item n is removed instead of an item taken at random from
+    the others. An item never removed (e.g. one every game starts with) or always removed is
+    left out.
 
-    Fitted from sufficient statistics: per distinct set of removed tiles (bits of
+    Fitted from sufficient statistics: per distinct set of removed items (bits of
     ``mask_column``) the deals and their score sums, so X'X is the integer co-removal
-    counts and X'y the per-tile sums of deal means; beta, the effects and the means are exact
+    counts and X'y the per-item sums of deal means; beta, the effects and the means are exact
     rationals rounded once. The HC1 covariance sums each deal's squared residual as the
     within-set sum of squares plus the set's deals times its mean's squared residual.
     """
@@ -549,23 +546,23 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95,
         bits = int(np.max(mask)).bit_length() if mask.size else 0
         removed = ((mask[:, None] >> np.arange(bits)[None, :]) & 1).astype(np.int64)
         counts = [row[0] for row in exact_products(removed, deals[:, None])]
-        tiles = [bit for bit in range(bits) if 2 <= counts[bit] <= deal_count - 2]
-        if len(tiles) < 2:
+        items = [bit for bit in range(bits) if 2 <= counts[bit] <= deal_count - 2]
+        if len(items) < 2:
             continue
-        design = removed[:, tiles]
+        design = removed[:, items]
         gram = exact_products(design * deals[:, None], design)  # co-removal counts
-        # X'y: per tile the sum of the mean scores (total / n) of the deals that removed it,
+        # X'y: per item the sum of the mean scores (total / n) of the deals that removed it,
         # exact: integer sums over a common denominator of the n.
         denominator = math.lcm(*(int(k) for k in np.unique(n)))
         scaled_sums = [row[0] for row in exact_products(
             design, (totals * (denominator // n))[:, None])]
         beta = exact_integer_solve(gram, scaled_sums)
         if beta is None:
-            continue  # collinear removals (two tiles always removed together): no effects
+            continue  # collinear removals (two items always removed together): no effects
         beta = [value / denominator for value in beta]
         removed_sums = [Fraction(value, denominator) for value in scaled_sums]
         score_sum = Fraction(int((totals * (denominator // n)).sum()), denominator)
-        size = len(tiles)
+        size = len(items)
         # Residual sums of squares per row of sets: within the set plus its mean's residual.
         squares = panel["squares"].to_numpy().astype(object)
         within = np.array([float(Fraction(int(c) * int(q) - int(t) * int(t), int(c) * int(k) ** 2))
@@ -582,7 +579,7 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95,
         contrasts = np.eye(size) - others
         errors = np.sqrt(np.diag(contrasts @ covariance @ contrasts.T))
         beta_total = sum(beta, Fraction(0))
-        for k, bit in enumerate(tiles):
+        for k, bit in enumerate(items):
             effect = float(beta[k] - (beta_total - beta[k]) / (size - 1))
             kept = deal_count - counts[bit]
             results.append({
@@ -597,14 +594,14 @@ def tile_impact(rows: pl.LazyFrame, confidence: float = 0.95,
     return pl.DataFrame(results)
 
 
-def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95,
-                      count_column: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Mean score per player by the number of light tiles drawn, and whether a straight line
-    describes it.
+def count_effect(rows: pl.LazyFrame, confidence: float = 0.95,
+                 count_column: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Mean score per player by a count the deal randomises (``count_column``), and whether a
+    straight line describes it.
 
     Returns (table per (players, rules, ``count_column``): deals, mean with a 95% t interval
     over deals; fit per (players, rules)). The fit row holds the least-squares slope (points per
-    extra light tile, HC1 interval), the lack-of-fit F test of the line against one mean per
+    one more of the count, HC1 interval), the lack-of-fit F test of the line against one mean per
     count (as statsmodels ``anova_lm`` gives it; ``linear`` is true when it does not reject at
     5%), the count where the mean peaks, the most common count, and the change from that count
     to the next (difference of the two means, with its interval).
@@ -645,7 +642,7 @@ def light_tile_effect(rows: pl.LazyFrame, confidence: float = 0.95,
 
 
 def worded_count(table: pl.DataFrame) -> RandomisedCountEffect:
-    """The count of a ``light_tile_effect`` table, worded by its column's name: for a table
+    """The count of a ``count_effect`` table, worded by its column's name: for a table
     whose game's declaration (``Game.analyses``) is not at hand."""
     column = next(c for c in table.columns
                   if c not in ("players", "rules", "mean", "mean_low", "mean_high", "deals"))

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.games.legendary_forests.tuning import SUPPLY, TREE_SUPPLY
 from sim.stats.synthetic import SyntheticDesign, generate_rows
 from sim.tune_rules import (
@@ -191,7 +192,8 @@ def _sweep_rows(games: int) -> pl.DataFrame:
     for supply, (seat_points, starvation) in plans.items():
         design = SyntheticDesign(deals=games, lineup=("planner", "greedy", "planner", "greedy"),
                                  rotate_lineup=True, strategy_points={"planner": 2.0},
-                                 seat_points=seat_points, seed=supply)
+                                 seat_points=seat_points, seed=supply,
+                                 deal_model=ForestDeals())
         rows = generate_rows(design)
         light = rows["light_tiles_drawn"].to_numpy().astype(np.int64)
         parts.append(rows.with_columns(
@@ -224,7 +226,8 @@ def _field_rows(deals: int) -> pl.DataFrame:
         for supply in (2, 3):
             design = SyntheticDesign(deals=deals, players=2, lineup=lineup,
                                      rotate_lineup=len(lineup) > 1,
-                                     strategy_points={"planner": 2.0}, seed=supply)
+                                     strategy_points={"planner": 2.0}, seed=supply,
+                                     deal_model=ForestDeals())
             rows = generate_rows(design)
             light = rows["light_tiles_drawn"].to_numpy().astype(np.int64)
             parts.append(rows.with_columns(

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from sim.errors import InputError
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.report import build_report
 from sim.report.summary_table import SCHEMA
 from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
@@ -239,7 +240,8 @@ def test_missing_run_dir_is_an_input_error(tmp_path):
 
 def test_solo_games_build(tmp_path):
     write_synthetic_batch(tmp_path / "solo", SyntheticDesign(name="solo", players=1, deals=100,
-                                                             games_per_shard=50))
+                                                             games_per_shard=50,
+                                                             deal_model=ForestDeals()))
     result = build_report(tmp_path / "solo", tmp_path / "out")
     assert "a single seat, nothing to compare" in result.markdown.read_text()
     assert len(result.findings) >= 1

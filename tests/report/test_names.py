@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.games.registry import get_game
 from sim.report import build_report
 from sim.report.build import sample_position
@@ -128,7 +129,7 @@ def test_the_tile_impact_names_the_tiles_and_draws_the_extremes(forest_rows, tmp
     write_synthetic_batch(run_dir, SyntheticDesign(
         name="forest", deals=300, replicates=2, games_per_shard=100,
         lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True,
-        tile_points={5: 3.0}), forest_rows)
+        deal_model=ForestDeals(tile_points={5: 3.0})), forest_rows)
     record_data_digest(run_dir, shipped_digest(FOREST))
     result = build_report(run_dir, tmp_path / "report")
     markdown = result.markdown.read_text()

@@ -58,15 +58,15 @@ def test_every_plot_draws_a_png(forest_analysis):
         plots.score_distributions(analysis.pooled_histogram),
         plots.seat_win_rates(analysis.seats, analysis.seat_tests),
         plots.win_matrix(analysis.head_to_head, players, rules),
-        plots.tile_impact(analysis.tile_impact, players, rules),
+        plots.tile_impact(analysis.removed_items, players, rules),
         plots.variance_decomposition(analysis.deal_variance, players, rules),
-        plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules),
+        plots.light_tiles(analysis.count_table, analysis.role_table, players, rules),
         plots.convergence(analysis.running, players, rules),
     ]
     for png in drawn:
         assert png is not None and png.startswith(b"\x89PNG")
     assert plots.win_matrix(None, players, rules) is None
-    assert plots.tile_impact(analysis.tile_impact, players + 1, rules) is None
+    assert plots.tile_impact(analysis.removed_items, players + 1, rules) is None
 
 
 def test_findings_follow_the_rule_in_order(forest_analysis):

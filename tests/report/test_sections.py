@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.games.registry import get_game
 from sim.report import build_report
 from sim.stats.synthetic import SyntheticDesign, write_synthetic_batch
@@ -68,7 +69,8 @@ def _traced(frame: pl.DataFrame, steps: int, seed: int) -> pl.DataFrame:
 
 def test_a_traced_batch_reports_how_games_unfold_in_the_games_words(forest_rows, tmp_path):
     design = SyntheticDesign(name="traced", deals=300, replicates=2, games_per_shard=100,
-                             lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True)
+                             lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True,
+                             deal_model=ForestDeals())
     run_dir = tmp_path / "traced"
     write_synthetic_batch(run_dir, design, _traced(forest_rows, 19, seed=4))
     result = build_report(run_dir, tmp_path / "report")

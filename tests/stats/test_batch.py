@@ -9,10 +9,11 @@ import polars as pl
 import pytest
 
 from sim.errors import InputError
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.batch import open_batch
 from sim.stats.synthetic import SyntheticDesign, generate_rows
 
-SMALL = SyntheticDesign(name="small", deals=40, games_per_shard=10)
+SMALL = SyntheticDesign(name="small", deals=40, games_per_shard=10, deal_model=ForestDeals())
 
 
 @pytest.fixture

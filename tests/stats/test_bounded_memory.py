@@ -7,26 +7,28 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats import analysis as analysis_module
-from sim.stats.analysis import TOKEN_COLUMNS, _read_rows, analyse_batch
+from sim.stats.analysis import ROLE_COLUMNS, _read_rows, analyse_batch
 from sim.stats.batch import open_batch
 from sim.stats.convergence import convergence_units
+from sim.stats.rotating_role import role_table
 from sim.stats.scores import score_histogram
 from sim.stats.seats import seat_tests
 from sim.stats.synthetic import SyntheticDesign
-from sim.stats.tokens import token_table
 from sim.stats.units import cluster_units
-from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+from sim.stats.variance import count_effect, deal_variance, removed_item_effect
 
 # Replayed deals (so the deal's share is computed), a tie now and then (fractional wins), tile
 # and light-tile effects, two shards.
 REPLAYED = SyntheticDesign(name="bounded-replayed", deals=150, replicates=2,
-                           games_per_shard=150, deal_sd=3.0, noise_sd=4.0,
-                           tile_points={3: 2.0, 7: -2.0}, light_tile_points=0.5, seed=11)
+                           games_per_shard=150, deal_sd=3.0, noise_sd=4.0, seed=11,
+                           deal_model=ForestDeals(tile_points={3: 2.0, 7: -2.0},
+                                                  light_tile_points=0.5))
 # A rotating pool: the lineup model reads the games of each panel.
 POOL = SyntheticDesign(name="bounded-pool", deals=120, replicates=2, games_per_shard=120,
                        lineup=("a", "b", "c", "d"), rotate_lineup=True,
-                       strategy_points={"a": 2.0}, deal_sd=2.0, seed=12)
+                       strategy_points={"a": 2.0}, deal_sd=2.0, seed=12, deal_model=ForestDeals())
 
 
 def _in_memory(batch) -> pl.LazyFrame:
@@ -54,9 +56,9 @@ def test_streamed_sections_equal_the_in_memory_ones_to_the_bit(write_batch, desi
                         seat_tests(units, rows=held, design=batch.pool_design), strict=True):
         assert_frame_equal(new, old, check_exact=True)
     assert_frame_equal(deal_variance(streamed), deal_variance(held), check_exact=True)
-    assert_frame_equal(token_table(streamed), token_table(held), check_exact=True)
-    assert_frame_equal(tile_impact(streamed), tile_impact(held), check_exact=True)
-    for new, old in zip(light_tile_effect(streamed), light_tile_effect(held), strict=True):
+    assert_frame_equal(role_table(streamed), role_table(held), check_exact=True)
+    assert_frame_equal(removed_item_effect(streamed), removed_item_effect(held), check_exact=True)
+    for new, old in zip(count_effect(streamed), count_effect(held), strict=True):
         assert_frame_equal(new, old, check_exact=True)
 
 
@@ -64,7 +66,8 @@ def test_deal_variance_without_replays_is_empty_before_any_per_deal_sum(write_ba
                                                                        monkeypatch):
     from sim.stats import variance
 
-    batch = open_batch(write_batch(SyntheticDesign(name="bounded-solo", deals=100, seed=13)))
+    batch = open_batch(write_batch(SyntheticDesign(name="bounded-solo", deals=100, seed=13,
+                                                   deal_model=ForestDeals())))
 
     def refuse(_rows):
         raise AssertionError("per-deal sums formed for a batch with no replayed deal")
@@ -77,7 +80,7 @@ def test_analyse_batch_collects_nothing_per_row_but_the_token_regression(write_b
                                                                         monkeypatch):
     design = REPLAYED
     batch = open_batch(write_batch(design))
-    assert batch.has_columns(*TOKEN_COLUMNS, "removed_tiles_mask")
+    assert batch.has_columns(*ROLE_COLUMNS, "removed_tiles_mask")
     player_rows = design.deals * design.replicates * design.players
     # Per (deal, seat) is the finest grain a streamed section may hold: half the rows here.
     limit = design.deals * design.players
@@ -92,9 +95,9 @@ def test_analyse_batch_collects_nothing_per_row_but_the_token_regression(write_b
         return frame
 
     # The within-game token regression is the one section still fitted on the player rows.
-    monkeypatch.setattr(analysis_module, "extra_token_effect", lambda rows: pl.DataFrame())
+    monkeypatch.setattr(analysis_module, "role_turn_effect", lambda rows: pl.DataFrame())
     monkeypatch.setattr(pl.LazyFrame, "collect", bounded)
     result = analyse_batch(batch)
-    assert result.deal_variance is not None and result.tile_impact is not None
-    assert result.light_tiles is not None and result.token_table is not None
+    assert result.deal_variance is not None and result.removed_items is not None
+    assert result.count_table is not None and result.role_table is not None
     assert 0 < largest[0] <= limit < player_rows

@@ -11,19 +11,20 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats import variance
 from sim.stats.analysis import _read_rows
 from sim.stats.batch import open_batch
 from sim.stats.clustered import grouped_ratio_intervals, t_critical
+from sim.stats.rotating_role import mean_order_position, role_table, role_turn_effect
 from sim.stats.synthetic import SyntheticDesign
-from sim.stats.tokens import extra_token_effect, mean_pick_position, token_table
 from sim.stats.variance import (
+    count_effect,
     deal_variance,
     exact_integer_solve,
     exact_solve,
-    light_tile_effect,
+    removed_item_effect,
     summarise_whole_deals,
-    tile_impact,
 )
 
 PANEL = ["players", "rules"]
@@ -31,15 +32,16 @@ PANEL = ["players", "rules"]
 # shards. Tile, light-tile and token effects and a deal effect are built in.
 # Ten tiles of which three are removed: 84 possible sets, fewer than the deals.
 SPLIT = SyntheticDesign(name="bounded-split", deals=300, replicates=3, games_per_shard=100,
-                        deal_sd=3.0, noise_sd=5.0, seat_points=(1.0, 0.0, 0.5, -0.5),
-                        token_points=1.5, tile_points={3: 2.0, 7: -2.0}, light_tile_points=0.5,
-                        tile_count=10, removed_tiles=3, seed=21)
+                        deal_sd=3.0, noise_sd=5.0, seat_points=(1.0, 0.0, 0.5, -0.5), seed=21,
+                        deal_model=ForestDeals(token_points=1.5, tile_points={3: 2.0, 7: -2.0},
+                                               light_tile_points=0.5, tile_count=10,
+                                               removed_tiles=3))
 # A rotating pool with one game per deal in some shards' cuts (deals 0..), ties now and then.
 POOL = SyntheticDesign(name="bounded-rotation", deals=240, replicates=2, games_per_shard=90,
                        lineup=("a", "b", "c", "d"), rotate_lineup=True,
-                       strategy_points={"a": 2.0, "c": -1.0}, deal_sd=2.0, noise_sd=3.0,
-                       token_points=0.5, light_tile_points=-0.5, seed=22)
-SECTIONS = ("token_table", "extra_token_effect", "light_table", "light_fit", "tile_impact",
+                       strategy_points={"a": 2.0, "c": -1.0}, deal_sd=2.0, noise_sd=3.0, seed=22,
+                       deal_model=ForestDeals(token_points=0.5, light_tile_points=-0.5))
+SECTIONS = ("role_table", "role_turn_effect", "count_table", "count_fit", "removed_item_effect",
             "deal_variance")
 
 
@@ -60,7 +62,7 @@ def reference_token_table(rows: pl.LazyFrame) -> pl.DataFrame:
              .agg(score_sum=pl.col("score").cast(pl.Int64).sum(),
                   player_games=pl.len().cast(pl.Int64))).collect()
     intervals = grouped_ratio_intervals(units, keys, "score_sum", "player_games", "mean")
-    positions = [mean_pick_position(p, light, s) for p, light, s in
+    positions = [mean_order_position(p, light, s) for p, light, s in
                  table.select("players", "light_tiles_drawn", "seat").iter_rows()]
     return table.with_columns(mean_position=pl.Series(positions, dtype=pl.Float64)).join(
         intervals.select(*keys, "mean_low", "mean_high"), on=keys, how="left")
@@ -216,10 +218,10 @@ def reference_per_deal_sums(rows: pl.LazyFrame) -> pl.DataFrame:
 # --- helpers ----------------------------------------------------------------------------------
 
 def _sections(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
-    light_table, light_fit = light_tile_effect(rows)
-    return {"token_table": token_table(rows), "extra_token_effect": extra_token_effect(rows),
-            "light_table": light_table, "light_fit": light_fit, "tile_impact": tile_impact(rows),
-            "deal_variance": deal_variance(rows)}
+    count_table, count_fit = count_effect(rows)
+    return {"role_table": role_table(rows), "role_turn_effect": role_turn_effect(rows),
+            "count_table": count_table, "count_fit": count_fit,
+            "removed_item_effect": removed_item_effect(rows), "deal_variance": deal_variance(rows)}
 
 
 def _references(rows: pl.LazyFrame, monkeypatch) -> dict[str, pl.DataFrame]:
@@ -227,9 +229,9 @@ def _references(rows: pl.LazyFrame, monkeypatch) -> dict[str, pl.DataFrame]:
     with monkeypatch.context() as patch:
         patch.setattr(variance, "_per_deal_sums", reference_per_deal_sums)
         variances = deal_variance(rows)
-    return {"token_table": reference_token_table(rows),
-            "extra_token_effect": reference_token_effect(rows), "light_table": light_table,
-            "light_fit": light_fit, "tile_impact": reference_tile_impact(rows),
+    return {"role_table": reference_token_table(rows),
+            "role_turn_effect": reference_token_effect(rows), "count_table": light_table,
+            "count_fit": light_fit, "removed_item_effect": reference_tile_impact(rows),
             "deal_variance": variances}
 
 
@@ -263,11 +265,12 @@ def test_sections_equal_the_row_level_fits(batches, design, monkeypatch):
     # Integer sums and exact rationals: the same to the last bit or one rounding.
     assert_frame_equal(new["deal_variance"], old["deal_variance"], check_exact=True)
     assert not new["deal_variance"].is_empty()
-    for name in ("token_table", "light_table", "light_fit", "extra_token_effect"):
+    for name in ("role_table", "count_table", "count_fit", "role_turn_effect"):
         _close(new[name], old[name])
     # The reference's effect is beta_n minus the others' mean, which loses digits to
     # cancellation: compare to the effect's standard error.
-    _close(new["tile_impact"], old["tile_impact"], scale=old["tile_impact"]["effect_se"])
+    removed = "removed_item_effect"
+    _close(new[removed], old[removed], scale=old[removed]["effect_se"])
 
 
 def test_chunks_cutting_deals_and_shuffled_rows_change_nothing(batches, monkeypatch):
@@ -281,7 +284,7 @@ def test_chunks_cutting_deals_and_shuffled_rows_change_nothing(batches, monkeypa
     for frame in (rows, shuffled):
         found = _sections(frame)
         for name in SECTIONS:
-            if name == "extra_token_effect":
+            if name == "role_turn_effect":
                 _close(found[name], expected[name])
             else:
                 assert_frame_equal(found[name], expected[name], check_exact=True)
@@ -334,8 +337,8 @@ def test_sections_never_collect_a_per_row_frame(batches, monkeypatch):
     monkeypatch.setattr(pl.LazyFrame, "_collect_eager", bounded(pl.LazyFrame._collect_eager))
     monkeypatch.setattr(pl.LazyFrame, "collect_batches", bounded_batches)
     rows = _read_rows(batch)
-    found = [token_table(rows), extra_token_effect(rows), *light_tile_effect(rows),
-             tile_impact(rows)]
+    found = [role_table(rows), role_turn_effect(rows), *count_effect(rows),
+             removed_item_effect(rows)]
     assert 0 < largest["collected"] <= chunk_rows
     limit["rows"] = seat_deals
     found.append(deal_variance(rows))
@@ -350,7 +353,7 @@ def test_token_effect_refuses_incomplete_games(batches):
     rows = _read_rows(batches[SPLIT.name]).filter(~((pl.col("game_id") == 5)
                                                     & (pl.col("seat") == 2)))
     with pytest.raises(ValueError, match="whole games"):
-        extra_token_effect(rows)
+        role_turn_effect(rows)
 
 
 def test_exact_linear_algebra():

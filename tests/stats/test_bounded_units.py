@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats import batch as batch_module
 from sim.stats.analysis import ROW_COLUMNS, _read_rows
 from sim.stats.batch import open_batch
@@ -28,12 +29,13 @@ from sim.stats.units import cluster_moments, cluster_units
 
 # Three replays per deal in shards of 50 games: deals 16, 33, ... have replays in two shards.
 SPLIT = SyntheticDesign(name="bounded-split", deals=200, replicates=3, games_per_shard=50,
-                        deal_sd=3.0, noise_sd=4.0, seat_points=(1.0, 0.0, 0.0, -1.0), seed=21)
+                        deal_sd=3.0, noise_sd=4.0, seat_points=(1.0, 0.0, 0.0, -1.0), seed=21,
+                        deal_model=ForestDeals())
 # Three strategies rotated through four seats: unequal shares of each seat, the lineup model.
 UNBALANCED = SyntheticDesign(name="bounded-unbalanced", deals=150, replicates=2,
                              games_per_shard=45, lineup=("a", "b", "c", "a"),
                              rotate_lineup=True, strategy_points={"a": 2.0, "c": -1.0},
-                             deal_sd=2.0, seed=22)
+                             deal_sd=2.0, seed=22, deal_model=ForestDeals())
 RELATIVE = 1e-12
 
 

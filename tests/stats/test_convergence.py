@@ -3,12 +3,14 @@
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.batch import open_batch
 from sim.stats.convergence import convergence_units, games_needed, running_estimates
 from sim.stats.synthetic import SyntheticDesign, generate_rows
 
 NOISE_SD = 8.0
-DESIGN = SyntheticDesign(name="converge", deals=4000, games_per_shard=50, noise_sd=NOISE_SD)
+DESIGN = SyntheticDesign(name="converge", deals=4000, games_per_shard=50, noise_sd=NOISE_SD,
+                         deal_model=ForestDeals())
 
 
 @pytest.fixture(scope="module")

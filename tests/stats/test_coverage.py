@@ -16,19 +16,20 @@ import numpy as np
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals, true_tile_effect
 from sim.stats.clustered import (
     WIN_SCALE,
     contrast_intervals,
     pairwise_contrasts,
     ratio_means,
 )
+from sim.stats.rotating_role import role_turn_effect
 from sim.stats.scores import distributions, score_histogram
 from sim.stats.seats import equivalence_verdict, seat_tests
 from sim.stats.strategies import head_to_head, strategy_gaps
-from sim.stats.synthetic import SyntheticDesign, generate_rows, true_icc, true_tile_effect
-from sim.stats.tokens import extra_token_effect
+from sim.stats.synthetic import SyntheticDesign, generate_rows, true_icc
 from sim.stats.units import cluster_units
-from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+from sim.stats.variance import count_effect, deal_variance, removed_item_effect
 
 # Slow (a few minutes on two cores): run with the suite in CI; skip locally with -m "not slow".
 pytestmark = pytest.mark.slow
@@ -36,8 +37,8 @@ BATCHES = 600
 DESIGN = SyntheticDesign(
     name="coverage", deals=150, replicates=2, lineup=("a", "b", "a", "b"), rotate_lineup=True,
     deal_sd=3.0, game_sd=3.0, noise_sd=8.0, strategy_points={"a": 1.0, "b": 0.0},
-    seat_points=(1.0, 0.5, 0.0, 0.0), token_points=0.3, light_tile_points=0.4,
-    tile_points={5: 1.5, 9: -1.0})
+    seat_points=(1.0, 0.5, 0.0, 0.0),
+    deal_model=ForestDeals(token_points=0.3, light_tile_points=0.4, tile_points={5: 1.5, 9: -1.0}))
 LOW, HIGH = 0.925, 0.975
 ROWS_STORE = SimpleNamespace(is_rows=True)
 
@@ -129,14 +130,14 @@ def test_strategy_gap_and_head_to_head_cover(analysed, batches, truth):
 
 def test_token_effect_covers_the_planted_worth(analysed, truth):
     (lazy, _, _), _ = analysed
-    effect = extra_token_effect(lazy)
+    effect = role_turn_effect(lazy)
     covered = (effect["score_gap_low"] <= 0.3) & (0.3 <= effect["score_gap_high"])
     assert LOW <= covered.mean() <= HIGH
 
 
 def test_tile_effects_cover(analysed):
     (lazy, _, _), _ = analysed
-    impact = tile_impact(lazy)
+    impact = removed_item_effect(lazy)
     truths = {tile: true_tile_effect(DESIGN, tile) for tile in range(2, 26)}
     impact = impact.with_columns(true=pl.col("tile").replace_strict(truths))
     covered = (impact["effect_low"] <= impact["true"]) & (impact["true"] <= impact["effect_high"])
@@ -145,8 +146,8 @@ def test_tile_effects_cover(analysed):
 
 def test_light_tile_means_cover(analysed):
     (lazy, _, _), (true_lazy, _, _) = analysed
-    table, _ = light_tile_effect(lazy)
-    true_table, _ = light_tile_effect(true_lazy)
+    table, _ = count_effect(lazy)
+    true_table, _ = count_effect(true_lazy)
     table = table.filter(pl.col("deals") >= 20)
     coverage = _coverage(table, true_table.drop("rules"), ["players", "light_tiles_drawn"],
                          "mean")

@@ -5,6 +5,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.batch import open_batch
 from sim.stats.scores import QUANTILES, distributions, score_histogram
 from sim.stats.synthetic import SyntheticDesign, generate_rows
@@ -12,7 +13,7 @@ from sim.stats.units import cluster_units
 
 DESIGN = SyntheticDesign(name="scores", deals=600, games_per_shard=150,
                          lineup=("greedy", "random", "random", "random"),
-                         strategy_points={"greedy": 4.0}, noise_sd=3.0)
+                         strategy_points={"greedy": 4.0}, noise_sd=3.0, deal_model=ForestDeals())
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ import numpy as np
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.batch import open_batch
+from sim.stats.rotating_role import mean_order_position, role_table, role_turn_effect
 from sim.stats.scores import score_histogram
 from sim.stats.seats import (
     METHOD_DESIGN,
@@ -15,7 +17,6 @@ from sim.stats.seats import (
     strategy_mix_is_balanced,
 )
 from sim.stats.synthetic import SyntheticDesign
-from sim.stats.tokens import extra_token_effect, mean_pick_position, token_table
 from sim.stats.units import cluster_units
 
 ROW_COLUMNS = ["game_id", "deal_id", "players", "rules", "strategy", "seat", "score", "win",
@@ -35,7 +36,7 @@ def _tests(batch, rows, histogram, margin=0.02):
 
 def test_seat_gap_is_found_and_covered(write_batch):
     design = SyntheticDesign(name="seat-gap", deals=3000, games_per_shard=1000,
-                             seat_points=(2.0, 0.0, 0.0, -2.0))
+                             seat_points=(2.0, 0.0, 0.0, -2.0), deal_model=ForestDeals())
     batch, rows, histogram = _analyse(write_batch, design)
     tests, gaps = _tests(batch, rows, histogram)
     test = tests.row(0, named=True)
@@ -58,7 +59,8 @@ def test_seat_gap_is_found_and_covered(write_batch):
 
 
 def test_equal_seats_are_not_rejected(write_batch):
-    design = SyntheticDesign(name="no-seat-gap", deals=2000, games_per_shard=1000, seed=5)
+    design = SyntheticDesign(name="no-seat-gap", deals=2000, games_per_shard=1000, seed=5,
+                             deal_model=ForestDeals())
     batch, rows, histogram = _analyse(write_batch, design)
     test = _tests(batch, rows, histogram)[0].row(0, named=True)
     assert test["p_value"] > 0.05
@@ -70,7 +72,8 @@ def test_equal_seats_are_not_rejected(write_batch):
 
 def test_fixed_mixed_lineup_is_not_tested(write_batch):
     design = SyntheticDesign(name="fixed-lineup", deals=200, games_per_shard=100,
-                             lineup=("greedy", "random", "random", "random"))
+                             lineup=("greedy", "random", "random", "random"),
+                             deal_model=ForestDeals())
     batch, rows, histogram = _analyse(write_batch, design)
     assert not strategy_mix_is_balanced(histogram)["balanced"][0]
     test = _tests(batch, rows, histogram)[0].row(0, named=True)
@@ -84,7 +87,7 @@ def test_fixed_mixed_lineup_is_not_tested(write_batch):
 def test_rotated_lineup_is_balanced(write_batch):
     design = SyntheticDesign(name="rotated-lineup", deals=200, games_per_shard=100,
                              lineup=("greedy", "random", "random", "random"),
-                             rotate_lineup=True)
+                             rotate_lineup=True, deal_model=ForestDeals())
     _, _, histogram = _analyse(write_batch, design)
     assert strategy_mix_is_balanced(histogram)["balanced"][0]
 
@@ -92,13 +95,14 @@ def test_rotated_lineup_is_balanced(write_batch):
 @pytest.mark.parametrize("players, light, seat, expected", [
     (4, 3, 0, (0 + 3 + 2) / 3), (4, 4, 2, 1.5), (3, 1, 2, 2.0), (2, 5, 1, 3 / 5)])
 def test_mean_pick_position(players, light, seat, expected):
-    assert mean_pick_position(players, light, seat) == pytest.approx(expected)
+    assert mean_order_position(players, light, seat) == pytest.approx(expected)
 
 
 def test_extra_token_phase_is_worth_what_was_built_in(write_batch):
-    design = SyntheticDesign(name="token", deals=4000, games_per_shard=1000, token_points=2.5)
+    design = SyntheticDesign(name="token", deals=4000, games_per_shard=1000,
+                             deal_model=ForestDeals(token_points=2.5))
     _, rows, _ = _analyse(write_batch, design)
-    effect = extra_token_effect(rows).row(0, named=True)
+    effect = role_turn_effect(rows).row(0, named=True)
     assert effect["score_gap_low"] < 2.5 < effect["score_gap_high"]
     assert effect["win_gap_low"] > 0
 
@@ -107,12 +111,12 @@ def test_seat_effect_is_not_taken_for_a_token_effect(write_batch):
     """The first seats lead the extra tree phases; a seat advantage alone must not show up as
     a token effect once the seat is held fixed."""
     design = SyntheticDesign(name="seat-not-token", deals=4000, games_per_shard=1000,
-                             seat_points=(2.0, 1.0, 0.0, -1.0), seed=8)
+                             seat_points=(2.0, 1.0, 0.0, -1.0), seed=8, deal_model=ForestDeals())
     _, rows, _ = _analyse(write_batch, design)
-    effect = extra_token_effect(rows).row(0, named=True)
+    effect = role_turn_effect(rows).row(0, named=True)
     assert effect["score_gap_low"] < 0 < effect["score_gap_high"]
     assert effect["win_gap_low"] < 0 < effect["win_gap_high"]
-    table = token_table(rows)
+    table = role_table(rows)
     # Seat s leads the tree phases k = s, s + P, ... below the light tiles drawn.
     expected = ((pl.col("light_tiles_drawn") - pl.col("seat") + 3) // 4).clip(0)
     assert table.select((pl.col("first_picks") == expected).all()).item()
@@ -123,7 +127,7 @@ def test_the_lineup_model_with_one_strategy_gives_the_raw_seat_gaps(write_batch)
     gaps, intervals and test are those of the raw seat means."""
     design = SyntheticDesign(name="one-strategy-model", deals=300, replicates=2,
                              games_per_shard=200, seat_points=(1.5, 0.0, 0.5, -1.0),
-                             deal_sd=3.0, game_sd=2.0, seed=3)
+                             deal_sd=3.0, game_sd=2.0, seed=3, deal_model=ForestDeals())
     batch, rows, _ = _analyse(write_batch, design)
     model = lineup_model_family(rows.collect(), 4)
     raw = seat_gap_family(cluster_units(batch, rows))
@@ -139,7 +143,8 @@ def test_the_lineup_model_with_one_strategy_gives_the_raw_seat_gaps(write_batch)
 def test_a_rotated_mixed_lineup_is_tested_by_the_lineup_model(write_batch):
     design = SyntheticDesign(name="rotated-model", deals=400, games_per_shard=100,
                              lineup=("greedy", "random", "random", "random"),
-                             rotate_lineup=True, strategy_points={"greedy": 10.0}, seed=4)
+                             rotate_lineup=True, strategy_points={"greedy": 10.0}, seed=4,
+                             deal_model=ForestDeals())
     batch, rows, histogram = _analyse(write_batch, design)
     test = _tests(batch, rows, histogram, 0.1)[0].row(0, named=True)
     assert test["method"] == METHOD_MODEL and test["reason"] is None and test["balanced"]
@@ -155,7 +160,8 @@ def test_a_rotated_mixed_lineup_is_tested_by_the_lineup_model(write_batch):
 
 
 def test_few_clusters_give_no_verdict(write_batch):
-    design = SyntheticDesign(name="few-deals", deals=9, replicates=20, games_per_shard=60)
+    design = SyntheticDesign(name="few-deals", deals=9, replicates=20, games_per_shard=60,
+                             deal_model=ForestDeals())
     batch, rows, histogram = _analyse(write_batch, design)
     test = _tests(batch, rows, histogram, 0.5)[0].row(0, named=True)
     assert test["reason"] == "only 9 deals: a seat verdict needs at least 10"
@@ -172,7 +178,7 @@ def test_summary_store_of_a_whole_pool_rotation_gives_no_verdict():
     from sim.stats.units import cluster_units as units_of
 
     rows = generate_rows(SyntheticDesign(deals=200, lineup=("a", "b", "c", "d"),
-                                         rotate_lineup=True))
+                                         rotate_lineup=True, deal_model=ForestDeals()))
     store = SimpleNamespace(is_rows=True)
     lazy = rows.with_columns(pl.col("players").cast(pl.Int64), rules=pl.lit("")).lazy()
     # No rows handed over: what the summary store can give.

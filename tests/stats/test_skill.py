@@ -5,13 +5,14 @@ component's true share inside its interval."""
 import numpy as np
 import polars as pl
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.skill import ladder, read_skill_rows, variance_split
 from sim.stats.synthetic import SyntheticDesign, generate_rows
 
 DESIGN = SyntheticDesign(deals=1500, replicates=2, lineup=("a", "b", "c", "d"),
                          rotate_lineup=True, deal_sd=4.0, noise_sd=8.0,
                          strategy_points={"a": 3.0, "b": 1.0, "c": 0.0, "d": -2.0},
-                         seat_points=(2.0, 1.0, 0.0, 0.0), seed=3)
+                         seat_points=(2.0, 1.0, 0.0, 0.0), seed=3, deal_model=ForestDeals())
 
 
 def frame():

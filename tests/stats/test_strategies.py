@@ -4,6 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals
 from sim.stats.batch import open_batch
 from sim.stats.scores import score_histogram
 from sim.stats.seats import strategy_mix_is_balanced
@@ -13,7 +14,7 @@ from sim.stats.units import cluster_units
 
 DESIGN = SyntheticDesign(name="mixed", deals=3000, games_per_shard=1000,
                          lineup=("greedy", "random", "greedy", "random"), rotate_lineup=True,
-                         strategy_points={"greedy": 3.0}, noise_sd=8.0)
+                         strategy_points={"greedy": 3.0}, noise_sd=8.0, deal_model=ForestDeals())
 
 
 def _true_ahead_rate(edge: float, sd: float, base: float = 60.0) -> float:
@@ -43,7 +44,7 @@ def test_head_to_head_covers_the_true_rate(batch):
 
 def test_no_mixed_games_no_head_to_head(write_batch):
     batch = open_batch(write_batch(SyntheticDesign(name="mirror", deals=50,
-                                                   games_per_shard=50)))
+                                                   games_per_shard=50, deal_model=ForestDeals())))
     assert head_to_head(batch.scan(["game_id", "deal_id", "players", "rules", "strategy", "rank"])
                         ).is_empty()
 

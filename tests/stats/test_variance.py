@@ -5,9 +5,10 @@ import math
 import polars as pl
 import pytest
 
+from sim.games.legendary_forests.synthetic import ForestDeals, true_tile_effect
 from sim.stats.batch import open_batch
-from sim.stats.synthetic import SyntheticDesign, true_icc, true_tile_effect
-from sim.stats.variance import deal_variance, light_tile_effect, tile_impact
+from sim.stats.synthetic import SyntheticDesign, true_icc
+from sim.stats.variance import count_effect, deal_variance, removed_item_effect
 
 NOISE_SD = 7.0
 # Deal SD for an ICC of exactly 0.3, counting the 1/12 that rounding adds within a deal.
@@ -20,7 +21,8 @@ def _rows(write_batch, design):
 
 def test_icc_of_point_three_is_recovered_inside_its_interval(write_batch):
     design = SyntheticDesign(name="icc", deals=500, replicates=4, games_per_shard=500,
-                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=3)
+                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=3,
+                             deal_model=ForestDeals())
     assert true_icc(design) == pytest.approx(0.3)
     table = deal_variance(_rows(write_batch, design))
     pooled = table.filter(pl.col("seat").is_null()).row(0, named=True)
@@ -39,7 +41,8 @@ def test_icc_of_point_three_is_recovered_inside_its_interval(write_batch):
 
 
 def test_no_deal_effect_gives_an_icc_near_zero(write_batch):
-    design = SyntheticDesign(name="icc-zero", deals=400, replicates=3, games_per_shard=400)
+    design = SyntheticDesign(name="icc-zero", deals=400, replicates=3, games_per_shard=400,
+                             deal_model=ForestDeals())
     pooled = deal_variance(_rows(write_batch, design)).filter(
         pl.col("seat").is_null()).row(0, named=True)
     assert pooled["icc_low"] <= 0.0 < pooled["icc_high"]
@@ -48,7 +51,8 @@ def test_no_deal_effect_gives_an_icc_near_zero(write_batch):
 
 def test_unbalanced_replicates_use_n0(write_batch):
     design = SyntheticDesign(name="icc-unbalanced", deals=400, replicates=3,
-                             games_per_shard=300, deal_sd=DEAL_SD, noise_sd=NOISE_SD)
+                             games_per_shard=300, deal_sd=DEAL_SD, noise_sd=NOISE_SD,
+                             deal_model=ForestDeals())
     rows = _rows(write_batch, design).filter(~((pl.col("deal_id") % 2 == 0)
                                                & (pl.col("replicate") == 2)))
     pooled = deal_variance(rows).filter(pl.col("seat").is_null()).row(0, named=True)
@@ -59,15 +63,16 @@ def test_unbalanced_replicates_use_n0(write_batch):
 
 
 def test_no_replicates_means_no_decomposition(write_batch):
-    design = SyntheticDesign(name="icc-none", deals=100, games_per_shard=100)
+    design = SyntheticDesign(name="icc-none", deals=100, games_per_shard=100,
+                             deal_model=ForestDeals())
     assert deal_variance(_rows(write_batch, design)).is_empty()
 
 
 def test_tile_effects_are_recovered(write_batch):
     points = {3: 4.0, 7: -3.0, 12: 2.0}
-    design = SyntheticDesign(name="tiles", deals=3000, games_per_shard=1000,
-                             tile_points=points, noise_sd=6.0)
-    impact = tile_impact(_rows(write_batch, design))
+    design = SyntheticDesign(name="tiles", deals=3000, games_per_shard=1000, noise_sd=6.0,
+                             deal_model=ForestDeals(tile_points=points))
+    impact = removed_item_effect(_rows(write_batch, design))
     assert sorted(impact["tile"]) == list(range(2, 26))  # tile 1 is never removed
     truth = pl.Series([true_tile_effect(design, t) for t in impact["tile"]])
     covered = (impact["effect_low"] < truth) & (truth < impact["effect_high"])
@@ -80,8 +85,8 @@ def test_tile_effects_are_recovered(write_batch):
 
 def test_light_tile_slope_is_recovered(write_batch):
     design = SyntheticDesign(name="light", deals=3000, games_per_shard=1000,
-                             light_tile_points=1.5, token_points=1.0)
-    table, slope = light_tile_effect(_rows(write_batch, design))
+                             deal_model=ForestDeals(light_tile_points=1.5, token_points=1.0))
+    table, slope = count_effect(_rows(write_batch, design))
     row = slope.row(0, named=True)
     # Per player, a light tile adds its own points plus a quarter of a token phase.
     assert row["slope_low"] < 1.5 + 1.0 / 4 < row["slope_high"]
@@ -99,13 +104,13 @@ def test_light_tile_curve_names_its_peak(write_batch):
     from sim.report.findings import light_finding
 
     design = SyntheticDesign(name="light-curve", deals=4000, games_per_shard=1000,
-                             light_tile_curve={3: -7.0, 4: -4.0, 5: -1.5, 6: 0.0, 7: -0.5,
-                                               8: -1.5})
-    table, fit = light_tile_effect(_rows(write_batch, design))
+                             deal_model=ForestDeals(light_tile_curve={
+                                 3: -7.0, 4: -4.0, 5: -1.5, 6: 0.0, 7: -0.5, 8: -1.5}))
+    table, fit = count_effect(_rows(write_batch, design))
     row = fit.row(0, named=True)
     assert not row["linear"] and row["lack_of_fit_p"] < 1e-6
     assert row["peak_count"] == 6 and row["common_count"] in (6, 7)
-    analysis = SimpleNamespace(light_fit=fit, light_tiles=table)
+    analysis = SimpleNamespace(count_fit=fit, count_table=table)
     text = light_finding(analysis, 4, "")
     assert "do not add points at a constant rate" in text and "peak" in text and "with 6" in text
 
@@ -116,7 +121,8 @@ def test_lineup_rotated_over_replays_still_gives_the_icc(write_batch):
     design = SyntheticDesign(name="icc-rotated", deals=600, replicates=2, games_per_shard=400,
                              lineup=("greedy", "random", "greedy", "random"),
                              rotate_lineup=True, strategy_points={"greedy": 6.0},
-                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=4)
+                             deal_sd=DEAL_SD, noise_sd=NOISE_SD, seed=4,
+                             deal_model=ForestDeals())
     pooled = deal_variance(_rows(write_batch, design)).filter(
         pl.col("seat").is_null()).row(0, named=True)
     assert pooled["games_per_deal"] == pytest.approx(2.0)
@@ -128,7 +134,8 @@ def test_lineup_rotated_over_replays_still_gives_the_icc(write_batch):
 # No seat effect and a tiny deal effect: the shares that are near 0 must not get negative bounds.
 NEAR_ZERO = SyntheticDesign(name="near-zero", deals=120, replicates=3, games_per_shard=360,
                             lineup=("a", "b", "c", "d"), rotate_lineup=True,
-                            strategy_points={"a": 4.0, "b": 1.0}, deal_sd=0.3, seed=5)
+                            strategy_points={"a": 4.0, "b": 1.0}, deal_sd=0.3, seed=5,
+                            deal_model=ForestDeals())
 
 
 def test_icc_intervals_stay_inside_zero_and_one_when_the_deal_barely_matters(write_batch):
@@ -176,8 +183,8 @@ def _analysis(write_batch):
     lazy = _rows(write_batch, NEAR_ZERO)
     skill_rows = read_skill_rows(lazy)
     return SimpleNamespace(deal_variance=deal_variance(lazy), variance_split=variance_split(
-        skill_rows), ladder=ladder(skill_rows), tile_impact=None, light_tiles=None,
-        light_fit=None)
+        skill_rows), ladder=ladder(skill_rows), removed_items=None, count_table=None,
+        count_fit=None)
 
 
 def test_the_deal_share_and_the_split_say_what_they_are(write_batch):

@@ -3,9 +3,9 @@ leads a phase, and the role passes to the next seat once per unit of a count the
 randomises): how often each seat holds it and what holding it once more is worth. Which seats
 hold it more follows from the seat order, so these are associations, the seat held fixed.
 
-- ``token_table``: per (players, rules, count, seat) the phases led, the mean position in the
+- ``role_table``: per (players, rules, count, seat) the turns held, the mean position in the
   order of play, the mean score with a cluster-robust (by deal) interval and the win rate;
-- ``extra_token_effect``: the worth of leading one more phase, the game and the seat held
+- ``role_turn_effect``: the worth of one more turn in the role, the game and the seat held
   fixed (within-game regression, cluster-robust by deal).
 
 Both read the rows in chunks of whole deals (``sim.stats.variance.summarise_whole_deals``) and
@@ -40,40 +40,39 @@ _CELL_SUMS = ["clusters", "player_games", "total", "first_picks", "count_squares
               "total_squares"]
 
 
-def mean_pick_position(players: int, light_tiles: int, seat: int) -> float:
-    """The seat's average place in the tree-pick order over the game's tree phases (0 = first).
+def mean_order_position(players: int, turns: int, seat: int) -> float:
+    """The seat's average place in the order of play over the role's turns (0 = first).
 
-    Tree phase k (k = 0 .. light_tiles - 1) is led by seat k mod players, so seat s picks at
-    position (s - k) mod players.
+    Turn k (k = 0 .. turns - 1) is led by seat k mod players, so seat s plays at position
+    (s - k) mod players.
     """
-    if light_tiles <= 0:
+    if turns <= 0:
         return float("nan")
-    k = np.arange(light_tiles)
+    k = np.arange(turns)
     return float(((seat - k) % players).mean())
 
 
-def _token_cells(chunk: pl.DataFrame, role_column: str, count_column: str
+def _role_cells(chunk: pl.DataFrame, role_column: str, count_column: str
                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per cell (players, rules, ``count_column``, seat) in a chunk of whole deals: the deals
-    (clusters), exact
-    integer sums of player-games, scores, tree phases led and the squares and cross products
-    of the per-deal sums; and the player-games per win share (a tie splits the win)."""
+    (clusters), exact integer sums of player-games, scores, turns held and the squares and cross
+    products of the per-deal sums; and the player-games per win share (a tie splits the win)."""
     cells, wins = [], []
     for players, rules, panel in chunk_panels(chunk):
-        light_codes, low_light, lights = integer_codes(panel[count_column].to_numpy())
+        count_codes, low_count, counts = integer_codes(panel[count_column].to_numpy())
         seat_codes, low_seat, seats = integer_codes(panel["seat"].to_numpy())
         deals = panel["deal_id"].to_numpy()
         deal_codes = np.cumsum(np.r_[True, deals[1:] != deals[:-1]]) - 1  # deals in runs
-        cell = light_codes * seats + seat_codes
-        keys, index = unique_keys(deal_codes * (lights * seats) + cell)
+        cell = count_codes * seats + seat_codes
+        keys, index = unique_keys(deal_codes * (counts * seats) + cell)
 
         def summed(column: str, index=index, panel=panel) -> np.ndarray:
             # Integer sums as floats, exact below 2^53 (a deal's few rows).
             return np.bincount(index, weights=panel[column].to_numpy().astype(float))
 
-        unit_cell = keys % (lights * seats)
+        unit_cell = keys % (counts * seats)
         units = pl.DataFrame({
-            count_column: pl.Series(unit_cell // seats + low_light, dtype=pl.Int64),
+            count_column: pl.Series(unit_cell // seats + low_count, dtype=pl.Int64),
             "seat": pl.Series(unit_cell % seats + low_seat, dtype=pl.Int64),
             "n": pl.Series(np.bincount(index), dtype=pl.Int64),
             "total": pl.Series(summed("score"), dtype=pl.Int64),
@@ -87,39 +86,39 @@ def _token_cells(chunk: pl.DataFrame, role_column: str, count_column: str
         win = panel["win"].cast(pl.Float64)
         shares = np.sort(win.unique().to_numpy())
         share_codes = np.searchsorted(shares, win.to_numpy())
-        counts = np.bincount(cell * shares.size + share_codes)
-        found = np.flatnonzero(counts)
+        share_counts = np.bincount(cell * shares.size + share_codes)
+        found = np.flatnonzero(share_counts)
         wins.append(pl.DataFrame({
-            count_column: pl.Series(found // shares.size // seats + low_light, dtype=pl.Int64),
+            count_column: pl.Series(found // shares.size // seats + low_count, dtype=pl.Int64),
             "seat": pl.Series(found // shares.size % seats + low_seat, dtype=pl.Int64),
             "win": pl.Series(shares[found % shares.size], dtype=pl.Float64),
-            "count": pl.Series(counts[found], dtype=pl.Int64)}).with_columns(**constants))
+            "count": pl.Series(share_counts[found], dtype=pl.Int64)}).with_columns(**constants))
     return pl.concat(cells, how="diagonal"), pl.concat(wins, how="diagonal")
 
 
-def token_table(rows: pl.LazyFrame, role_column: str | None = None,
-                count_column: str | None = None) -> pl.DataFrame:
-    """Per (players, rules, count, seat): the phases led (``first_picks``), the mean position
+def role_table(rows: pl.LazyFrame, role_column: str | None = None,
+               count_column: str | None = None) -> pl.DataFrame:
+    """Per (players, rules, count, seat): the turns held (``first_picks``), the mean position
     in the order of play, mean score and win rate, the mean with a cluster-robust (by deal)
     interval (rows store).
 
     Every number is an exact integer or rational sum rounded once (a win share is a float the
     store holds exactly; the rate sums them as fractions), so it does not depend on how the
-    rows are chunked. ``role_column``: per seat, the times the player held the rotating role
-    (the tree phases led); ``count_column``: the deal's count of the role's turns (light tiles
-    drawn); None: those of the registered game's ``RotatingRoleAssociation`` the rows hold."""
+    rows are chunked. ``role_column``: per seat, the times the player held the rotating role;
+    ``count_column``: the deal's count of the role's turns; None: those of the registered
+    game's ``RotatingRoleAssociation`` the rows hold."""
     if role_column is None or count_column is None:
         role = declared_for(rows, RotatingRoleAssociation)
         role_column, count_column = role.column, role.count_column
-    token_keys = [*PANEL, count_column, "seat"]
+    role_keys = [*PANEL, count_column, "seat"]
     parts = summarise_whole_deals(
-        rows, [*token_keys, "deal_id", "score", "win", role_column],
-        lambda chunk: _token_cells(chunk, role_column, count_column))
+        rows, [*role_keys, "deal_id", "score", "win", role_column],
+        lambda chunk: _role_cells(chunk, role_column, count_column))
     if not parts:
         return pl.DataFrame()
-    cells = (pl.concat([cell for cell, _ in parts]).group_by(token_keys)
-             .agg(pl.col(_CELL_SUMS).sum()).sort(token_keys))
-    win_counts = pl.concat([win for _, win in parts]).group_by([*token_keys, "win"]).agg(
+    cells = (pl.concat([cell for cell, _ in parts]).group_by(role_keys)
+             .agg(pl.col(_CELL_SUMS).sum()).sort(role_keys))
+    win_counts = pl.concat([win for _, win in parts]).group_by([*role_keys, "win"]).agg(
         pl.col("count").sum())
     win_sums: dict[tuple, Fraction] = {}
     for *key, share, count in win_counts.iter_rows():
@@ -129,26 +128,24 @@ def token_table(rows: pl.LazyFrame, role_column: str | None = None,
     intervals = exact_ratio_intervals(sums["clusters"], games, sums["total"],
                                       sums["count_squares"], sums["cross"],
                                       sums["total_squares"], CONFIDENCE)
-    keys = list(cells.select(token_keys).iter_rows())
-    return cells.select(token_keys).with_columns(
+    keys = list(cells.select(role_keys).iter_rows())
+    return cells.select(role_keys).with_columns(
         player_games=pl.Series(games, dtype=pl.UInt32),
         first_picks=pl.Series([float(Fraction(f, n)) for f, n in
                                zip(sums["first_picks"], games, strict=True)], dtype=pl.Float64),
         mean=pl.Series(intervals["mean"], dtype=pl.Float64),
         win_rate=pl.Series([float(win_sums[key] / n) for key, n in zip(keys, games, strict=True)],
                            dtype=pl.Float64),
-        mean_position=pl.Series([mean_pick_position(p, light, s) for p, _, light, s in keys],
+        mean_position=pl.Series([mean_order_position(p, turns, s) for p, _, turns, s in keys],
                                 dtype=pl.Float64),
         mean_low=pl.Series(intervals["low"], dtype=pl.Float64),
         mean_high=pl.Series(intervals["high"], dtype=pl.Float64))
 
 
-TOKEN_EFFECT_METHOD = ("regression on the tree phases led, within each game (game fixed "
-                       "effects) with seat fixed effects, cluster-robust by deal")
-_TOKEN_COLUMNS = ["game_id", "deal_id", *PANEL, "seat", "score", "win"]  # and the role's
+_ROLE_COLUMNS = ["game_id", "deal_id", *PANEL, "seat", "score", "win"]  # and the role's
 
 
-def _token_panels(chunk: pl.DataFrame):
+def _role_panels(chunk: pl.DataFrame):
     """(players, rules, rows) of each panel of at least two players in a chunk, each game's
     rows together (the runner writes them so; other frames are sorted by deal and game). The
     games must be whole: every seat once, all in one deal."""
@@ -166,33 +163,33 @@ def _token_panels(chunk: pl.DataFrame):
                 or np.any(np.diff(np.r_[starts, panel.height]) != players)
                 or np.any(np.sort(seats.reshape(-1, players), axis=1) != np.arange(players))
                 or np.any(deals.reshape(-1, players) != deals[starts][:, None])):
-            raise ValueError(f"extra_token_effect needs whole games: a {players}-player game "
+            raise ValueError(f"role_turn_effect needs whole games: a {players}-player game "
                              "has a seat missing or repeated")
         yield players, rules, panel
 
 
 def _by_game(panel: pl.DataFrame, column: str, players: int, kind: type) -> np.ndarray:
-    """The ``column`` of a panel from ``_token_panels`` as (games, players)."""
+    """The ``column`` of a panel from ``_role_panels`` as (games, players)."""
     return panel[column].to_numpy().astype(kind).reshape(-1, players)
 
 
 def _scaled_design(panel: pl.DataFrame, players: int, role_column: str) -> np.ndarray:
-    """players x (the token led centred within its game, then each seat 1.. indicator centred):
+    """players x (the turns held centred within its game, then each seat 1.. indicator centred):
     integers, the design of the within regression scaled by the player count."""
-    token = _by_game(panel, role_column, players, np.int64)
-    centred = (players * token - token.sum(axis=1, keepdims=True)).ravel()
+    held = _by_game(panel, role_column, players, np.int64)
+    centred = (players * held - held.sum(axis=1, keepdims=True)).ravel()
     seat = panel["seat"].to_numpy()
     return np.column_stack([centred, *[players * (seat == s).astype(np.int64) - 1
                                        for s in range(1, players)]]).astype(np.int64)
 
 
 def _normal_equations(chunk: pl.DataFrame, role_column: str) -> dict[tuple[int, str], dict]:
-    """First pass, per panel of a chunk: rows, games, deals, whether any game's seats led
-    different numbers of phases, the first game id, and exact X'X, X'score and X'(win = v) per
-    win share v of the scaled design (its columns sum to 0 in every game, so the outcomes need
-    no centring here)."""
+    """First pass, per panel of a chunk: rows, games, deals, whether any game's seats held
+    the role different numbers of times, the first game id, and exact X'X, X'score and
+    X'(win = v) per win share v of the scaled design (its columns sum to 0 in every game, so the
+    outcomes need no centring here)."""
     found = {}
-    for players, rules, panel in _token_panels(chunk):
+    for players, rules, panel in _role_panels(chunk):
         design = _scaled_design(panel, players, role_column)
         win = panel["win"].cast(pl.Float64).to_numpy()
         shares = np.sort(pl.Series(win).unique().to_numpy())
@@ -232,7 +229,7 @@ def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.nd
     deal's score vector X_c' e_c (residuals from the known coefficients), score and win
     outcome stacked: (2, k, k)."""
     found = {}
-    for players, rules, panel in _token_panels(chunk):
+    for players, rules, panel in _role_panels(chunk):
         if (players, rules) not in betas:
             continue
 
@@ -254,26 +251,27 @@ def _cluster_scores(chunk: pl.DataFrame, betas: dict[tuple[int, str], list[np.nd
     return found
 
 
-def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95,
-                       role_column: str | None = None) -> pl.DataFrame:
-    """Per (players, rules): what leading one more tree phase is worth, in points and in win
-    chance, holding the game and the seat fixed, with 95% intervals.
+def role_turn_effect(rows: pl.LazyFrame, confidence: float = 0.95,
+                     role_column: str | None = None) -> pl.DataFrame:
+    """Per (players, rules): what one more turn in the rotating role is worth, in points and
+    in win chance, holding the game and the seat fixed, with 95% intervals (an association:
+    the seat order, not a randomisation, sets who holds it more).
 
-    Model (least squares, one per outcome): outcome = game effect + seat effect + beta * tree
-    phases led + error. The game effects are removed by centring every variable within its
+    Model (least squares, one per outcome): outcome = game effect + seat effect + beta * turns
+    held + error. The game effects are removed by centring every variable within its
     game (the within estimator), the seat effects are centred seat indicators, and the
     covariance is cluster-robust by deal (CR1 with statsmodels' small-sample factors: games of
-    a deal share it); the interval uses t on deals - 1 degrees of freedom. Seat and token are
-    tied together (the first seats lead the extra phases), so leaving the seat out would credit
-    the token with the seat's advantage.
+    a deal share it); the interval uses t on deals - 1 degrees of freedom. Seat and role are
+    tied together (the first seats hold the extra turns), so leaving the seat out would credit
+    the role with the seat's advantage.
 
     Two passes over the rows in chunks of whole deals: exact X'X and X'y give the coefficients
     (rational, rounded once), then the per-deal scores X_c' e_c give the covariance's middle.
-    The games must be whole (every seat once). ``role_column``: the per-seat column of phases
-    led (None: the registered game's ``RotatingRoleAssociation`` the rows hold).
+    The games must be whole (every seat once). ``role_column``: the per-seat column of turns
+    held (None: the registered game's ``RotatingRoleAssociation`` the rows hold).
     """
     role_column = role_column or declared_for(rows, RotatingRoleAssociation).column
-    columns = [*_TOKEN_COLUMNS, role_column]
+    columns = [*_ROLE_COLUMNS, role_column]
     totals: dict[tuple[int, str], dict] = {}
     for part in summarise_whole_deals(rows, columns,
                                       lambda chunk: _normal_equations(chunk, role_column)):
@@ -282,7 +280,7 @@ def extra_token_effect(rows: pl.LazyFrame, confidence: float = 0.95,
     fits, betas = {}, {}
     for (players, rules), sums in sorted(totals.items(), key=lambda item: item[1]["first_game"]):
         if not sums["moved"]:
-            continue  # every seat led as many phases in every game: nothing to estimate
+            continue  # every seat held the role as often in every game: nothing to estimate
         win_vector = [sum((Fraction(share) * vector[j] for share, vector in sums["win"].items()),
                           Fraction(0)) for j in range(players)]
         # Scaled design D = players * X: beta = players (D'D)^-1 D'y, (X'X)^-1 = players^2
