@@ -29,12 +29,12 @@ from sim.report.cards import card_blocks, card_figures, card_summary_rows, draft
 from sim.report.document import (
     Block,
     Bullets,
-    Figure,
     Heading,
     Monospace,
     Paragraph,
     Picture,
     Table,
+    figure_if_drawn,
     render_html,
     render_markdown,
 )
@@ -46,7 +46,7 @@ from sim.report.findings import (
     format_p_value,
     verdict_text,
 )
-from sim.report.names import NO_NAMES, ItemNames, item_slug, names_of_batch
+from sim.report.names import NO_NAMES, ItemNames, names_of_batch, ranked_ends
 from sim.report.skill import skill_blocks, skill_figures, skill_summary_rows
 from sim.report.summary_table import summary_table
 from sim.report.unfolding import unfolding_blocks, unfolding_figures, unfolding_summary_rows
@@ -133,9 +133,6 @@ def reproducing_config(manifest: dict) -> str | None:
     if not all(key in config for key in needed):
         return None
     game = get_game(config["game"])
-    lineup = list(config["lineup"])
-    if not config["rotate"] and len(set(lineup)) == 1:
-        lineup = lineup[:1]
     lines = []
     kept = dict(config.get("strategy_files") or {})
     if kept:
@@ -145,7 +142,7 @@ def reproducing_config(manifest: dict) -> str | None:
     lines += [f"name = {_toml_value(config['name'])}",
              f"game = {_toml_value(config['game'])}",
              f"players = {config['players']}",
-             f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}",
+             lineup_toml(config),
              f"deals = {config['deals']}",
              f"replicates_per_deal = {config['replicates_per_deal']}",
              f"seed = {config['seed']}",
@@ -162,6 +159,15 @@ def reproducing_config(manifest: dict) -> str | None:
     if rules:
         lines += ["", "[rules]"] + [f"{name} = {value}" for name, value in rules.items()]
     return "\n".join(lines) + "\n"
+
+
+def lineup_toml(config: dict) -> str:
+    """The config line of the lineup a run config records: ``pool = [...]`` when it rotates,
+    else ``strategies = [...]`` (one strategy when every seat plays the same)."""
+    lineup = list(config["lineup"])
+    if not config["rotate"] and len(set(lineup)) == 1:
+        lineup = lineup[:1]
+    return f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}"
 
 
 def _rules_rows(game, rules: dict) -> list[tuple[str, str]]:
@@ -206,9 +212,7 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
                    f"{'replicate' if int(replicates) == 1 else 'replicates'} per deal")
     if "seed" in config:
         design += f"; master seed {config['seed']}"
-    data_file = config.get("data_file")
-    data = (f"{data_file}" if data_file else
-            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
+    data = data_text(game, config.get("data_file"))
     rows = [("Game", f"{game.title} ({game.name})"),
             ("Players", ", ".join(str(p) for p in player_counts)
              + f" (the game allows {game.min_players} to {game.max_players})"),
@@ -220,21 +224,37 @@ def _heading_blocks(analysis: BatchAnalysis) -> list[Block]:
                       f"status {batch.status}, config hash "
                       f"{str(manifest.get('config_hash', '?'))[:12]}, written by sim "
                       f"{manifest.get('sim_version', '?')}")]
-    if batch.partial_note:
-        rows.insert(0, ("PARTIAL REPORT", batch.partial_note))
     tags = config.get("tags") or {}
     if tags:
         rows.append(("Sweep point", ", ".join(f"{k} = {v}" for k, v in sorted(tags.items()))))
-    toml = reproducing_config(manifest)
+    return what_was_played(
+        rows, batch.partial_note, reproducing_config(manifest),
+        f"sim run {CONFIG_FILE} (the config below, written beside this report as "
+        f"{CONFIG_FILE}); then sim report {reproducing_output(config)}",
+        "not possible with sim run: the manifest records no sim run config (a synthetic batch)",
+        f"{CONFIG_FILE}: the config that plays these games again")
+
+
+def data_text(game, data_file) -> str:
+    """The game data played, for a report's header: the data file given, else the shipped
+    data (with the game's note on it)."""
+    if data_file:
+        return str(data_file)
+    return "the shipped data" + (f" ({game.data_help})" if game.data_help else "")
+
+
+def what_was_played(rows: list[tuple[str, str]], partial_note: str | None, toml: str | None,
+                    reproduce: str, not_reproducible: str, listing: str) -> list[Block]:
+    """A report's header: the table "What was played" of ``rows`` (led by a "PARTIAL REPORT"
+    row when there is a ``partial_note``), ending with how to play the games again:
+    ``reproduce``, with the config ``toml`` below it under the caption ``listing``; or
+    ``not_reproducible`` when there is no config."""
+    if partial_note:
+        rows = [("PARTIAL REPORT", partial_note), *rows]
     if toml is None:
-        rows.append(("Reproduce", "not possible with sim run: the manifest records no sim run "
-                                  "config (a synthetic batch)"))
-        return [Table(("What was played", ""), tuple(rows))]
-    rows.append(("Reproduce", f"sim run {CONFIG_FILE} (the config below, written beside this "
-                              f"report as {CONFIG_FILE}); then sim report "
-                              f"{reproducing_output(config)}"))
-    return [Table(("What was played", ""), tuple(rows)),
-            Monospace(f"{CONFIG_FILE}: the config that plays these games again", toml)]
+        return [Table(("What was played", ""), (*rows, ("Reproduce", not_reproducible)))]
+    return [Table(("What was played", ""), (*rows, ("Reproduce", reproduce))),
+            Monospace(listing, toml)]
 
 
 def _summary_blocks(findings: list[str], game: str) -> list[Block]:
@@ -282,9 +302,8 @@ def _score_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Bl
               "5%", "25%", "50%", "75%", "95%", "Win rate (95% CI)", "Won in a tie (95% CI)")
     pooled = table.filter(pl.col("seat").is_null())
     blocks: list[Block] = [Heading("Scores and win rates by strategy")]
-    if "scores" in figures:
-        blocks.append(Figure("scores", figures["scores"],
-                             "Share of player-games at each final score, by strategy."))
+    blocks += figure_if_drawn(figures, "scores",
+                              "Share of player-games at each final score, by strategy.")
     blocks.append(Table(header, tuple(_distribution_row(r, show_rules, False)
                                       for r in pooled.iter_rows(named=True))))
     per_seat = table.filter(pl.col("seat").is_not_null())
@@ -355,11 +374,10 @@ def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     seats = analysis.seats
     show_rules = _show_rules(seats)
     blocks: list[Block] = [Heading("Seat advantage")]
-    if "seats" in figures:
-        blocks.append(Figure("seats", figures["seats"],
-                             "Win rate by seat, all strategies together, with 95% intervals "
-                             "(cluster-robust); the dashed line is the share every seat would "
-                             "have if seats were equal."))
+    blocks += figure_if_drawn(figures, "seats",
+                              "Win rate by seat, all strategies together, with 95% intervals "
+                              "(cluster-robust); the dashed line is the share every seat would "
+                              "have if seats were equal.")
     blocks.append(Table(
         (*_group_header(show_rules), "Seat", "Games", "Mean score (95% CI)",
          "Win rate (95% CI)", "Won in a tie"),
@@ -387,15 +405,15 @@ def _seat_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
 
 def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                   panel: tuple[int, str]) -> list[Block]:
-    if analysis.token_table is None:
+    if analysis.role_table is None:
         return []
     players, rules = panel
     # The game's words for its rotating role and the count that sets its turns.
     role = declared(analysis, RotatingRoleAssociation)
     count = count_effect_of(analysis)
     blocks: list[Block] = [Heading(role.heading, 3), Paragraph(role.explanation)]
-    if analysis.token_effect is not None:
-        for row in analysis.token_effect.iter_rows(named=True):
+    if analysis.role_effect is not None:
+        for row in analysis.role_effect.iter_rows(named=True):
             blocks.append(Paragraph(
                 f"{row['players']} players: leading one more {role.turn} than the others is "
                 f"worth {_with_ci(row['score_gap'], row['score_gap_low'], row['score_gap_high'])}"
@@ -403,12 +421,11 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                 f" percentage points of win chance (95% CIs; regression within each game with "
                 f"the seat held fixed, cluster-robust over {row['clusters']:,} deals, "
                 f"{row['games']:,} games)."))
-    if "light" in figures:
-        blocks.append(Figure("light", figures["light"],
-                             f"Mean score by {count.noun}: all players with its 95% CI, and "
-                             f"each seat (the seats that lead more {role.turn}s rise above)."))
-    table = analysis.token_table.filter((pl.col("players") == players)
-                                        & (pl.col("rules") == rules))
+    blocks += figure_if_drawn(figures, "light",
+                              f"Mean score by {count.noun}: all players with its 95% CI, and "
+                              f"each seat (the seats that lead more {role.turn}s rise above).")
+    table = analysis.role_table.filter((pl.col("players") == players)
+                                       & (pl.col("rules") == rules))
     blocks.append(Table(
         (count.noun.capitalize(), "Seat", role.held_header, role.position_header,
          "Player-games", "Mean score (95% CI)", "Win rate"),
@@ -422,10 +439,9 @@ def _token_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
 def _strategy_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
     blocks: list[Block] = [Heading("Strategy against strategy")]
     if analysis.head_to_head is not None:
-        if "matrix" in figures:
-            blocks.append(Figure("matrix", figures["matrix"],
-                                 "Share of meetings at the same table in which the row strategy "
-                                 "finishes ahead of the column strategy (ties count one half)."))
+        blocks += figure_if_drawn(figures, "matrix",
+                                  "Share of meetings at the same table in which the row strategy "
+                                  "finishes ahead of the column strategy (ties count one half).")
         blocks.append(Table(
             ("Players", "Strategy", "Opponent", "Games together", "Finishes ahead (95% CI)"),
             tuple((str(r["players"]), r["strategy"], r["opponent"], _count(r["games"]),
@@ -450,10 +466,9 @@ def _category_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
     if analysis.categories is None or analysis.categories.is_empty():
         return []
     blocks: list[Block] = [Heading("Points by scoring category")]
-    if "categories" in figures:
-        blocks.append(Figure("categories", figures["categories"],
-                             "Mean points per player in each scoring category, by strategy, "
-                             "with 95% confidence intervals."))
+    blocks += figure_if_drawn(figures, "categories",
+                              "Mean points per player in each scoring category, by strategy, "
+                              "with 95% confidence intervals.")
     blocks.append(Table(
         ("Players", "Rules", "Strategy", "Category", "Player-games", "Mean points (95% CI)",
          "SD"),
@@ -481,11 +496,11 @@ def tile_noun(game) -> str:
 
 def _tile_labels(analysis: BatchAnalysis, names: ItemNames) -> dict[int, str]:
     """Tile number -> "5 grass meadow" for the tiles of the tile impact table."""
-    if analysis.tile_impact is None:
+    if analysis.removed_items is None:
         return {}
     noun = tile_noun(get_game(analysis.batch.game))
     return {int(tile): names.label(noun, tile)
-            for tile in analysis.tile_impact["tile"].unique().to_list()}
+            for tile in analysis.removed_items["tile"].unique().to_list()}
 
 
 def _tile_pictures(analysis: BatchAnalysis, panel: tuple[int, str],
@@ -494,29 +509,25 @@ def _tile_pictures(analysis: BatchAnalysis, panel: tuple[int, str],
     removal lowers it most (main panel), captioned with the effect; nothing when the game
     draws no tile."""
     players, rules = panel
-    impact = analysis.tile_impact.filter((pl.col("players") == players)
-                                         & (pl.col("rules") == rules))
+    impact = analysis.removed_items.filter((pl.col("players") == players)
+                                           & (pl.col("rules") == rules))
     if impact.is_empty():
         return []
     noun = tile_noun(get_game(analysis.batch.game))
     ranked = impact.sort(["effect", "tile"], descending=[True, False])
-    ends = [(ranked.row(0, named=True), "raises")]
-    if ranked.height > 1:
-        ends.append((ranked.row(ranked.height - 1, named=True), "lowers"))
     pictures: list[Block] = []
-    for row, verb in ends:
+    for row, verb in ranked_ends(ranked, "raises", "lowers"):
         if (verb == "raises") != (row["effect"] > 0):
             continue  # no tile moves the score that way
-        svg = names.svg(noun, row["tile"])
-        if svg is None:
-            continue
-        pictures.append(Picture(
-            item_slug(noun, row["tile"]), svg,
+        picture = names.picture(
+            noun, row["tile"],
             f"The {noun} whose removal {verb} the mean score most: "
             f"{names.mention(noun, row['tile'])}: removing it unseen changes a player's mean "
             f"score by {row['effect']:+.2f} points (95% CI {row['effect_low']:+.2f} to "
             f"{row['effect_high']:+.2f}, not adjusted for picking the largest of "
-            f"{impact.height})."))
+            f"{impact.height}).")
+        if picture is not None:
+            pictures.append(picture)
     return pictures
 
 
@@ -525,11 +536,10 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                      ) -> list[Block]:
     blocks: list[Block] = [Heading("Deal variance: what the deal decides")]
     if analysis.deal_variance is not None:
-        if "variance" in figures:
-            blocks.append(Figure("variance", figures["variance"],
-                                 "Share of a player's score variance between deals (what the "
-                                 "deal decides) and within a deal (what varies between "
-                                 "replays: the strategies' random choices and tie-breaks)."))
+        blocks += figure_if_drawn(figures, "variance",
+                                  "Share of a player's score variance between deals (what the "
+                                  "deal decides) and within a deal (what varies between "
+                                  "replays: the strategies' random choices and tie-breaks).")
         blocks.append(Table(
             ("Players", "Seat", "Deals", "Games per deal", "Between-deal variance",
              "Within-deal variance", "Deal's share of a seat's score variance: ICC (95% CI)"),
@@ -550,13 +560,12 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
             "pooled interval counts their correlation) of the estimate truncated at 0, so it "
             "stays inside 0-100%. With unequal replicates per deal, games per deal is the "
             "ANOVA's n0."))
-    if analysis.tile_impact is not None:
-        if "tiles" in figures:
-            blocks.append(Figure("tiles", figures["tiles"],
-                                 "Change in a player's mean score when the tile is removed "
-                                 "unseen, the other removed tiles held fixed (95% CIs, deals "
-                                 "as units), one row per tile (number and name), largest "
-                                 "increase at the top."))
+    if analysis.removed_items is not None:
+        blocks += figure_if_drawn(figures, "tiles",
+                                  "Change in a player's mean score when the tile is removed "
+                                  "unseen, the other removed tiles held fixed (95% CIs, deals "
+                                  "as units), one row per tile (number and name), largest "
+                                  "increase at the top.")
         blocks += _tile_pictures(analysis, panel or analysis.main_panel(), names)
         labels = _tile_labels(analysis, names)
         blocks.append(Table(
@@ -566,20 +575,20 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
                    _count(r["deals_removed"]),
                    _count(r["deals_kept"]), _number(r["mean_removed"]), _number(r["mean_kept"]),
                    _with_ci(r["effect"], r["effect_low"], r["effect_high"]))
-                  for r in analysis.tile_impact.iter_rows(named=True))))
+                  for r in analysis.removed_items.iter_rows(named=True))))
         blocks.append(Paragraph(
             "With many tiles compared, about 1 in 20 intervals misses zero by chance alone; the "
             "summary only names a tile whose effect survives a Bonferroni correction."))
-    if analysis.light_tiles is not None:
+    if analysis.count_table is not None:
         count = count_effect_of(analysis)
         blocks.append(Heading(count.noun.capitalize(), 3))
         blocks.append(Table(
             ("Players", count.noun.capitalize(), "Deals", "Mean score (95% CI)"),
             tuple((str(r["players"]), str(r[count.column]), _count(r["deals"]),
                    _with_ci(r["mean"], r["mean_low"], r["mean_high"]))
-                  for r in analysis.light_tiles.iter_rows(named=True))))
-        if analysis.light_fit is not None:
-            for row in analysis.light_fit.iter_rows(named=True):
+                  for r in analysis.count_table.iter_rows(named=True))))
+        if analysis.count_fit is not None:
+            for row in analysis.count_fit.iter_rows(named=True):
                 line = (f"least-squares slope {_with_ci(row['slope'], row['slope_low'], row['slope_high'])} "  # noqa: E501
                         f"points per extra {count.item} over {row['deals']:,} deals")
                 if row["lack_of_fit_p"] == row["lack_of_fit_p"]:
@@ -609,10 +618,9 @@ def _tile_set_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
 
 def _convergence_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Block]:
     blocks: list[Block] = [Heading("Convergence: how many games are enough")]
-    if "convergence" in figures:
-        blocks.append(Figure("convergence", figures["convergence"],
-                             "Running estimates with their 95% intervals as games accumulate "
-                             "(in the order played)."))
+    blocks += figure_if_drawn(figures, "convergence",
+                              "Running estimates with their 95% intervals as games accumulate "
+                              "(in the order played).")
     if not analysis.games_needed.is_empty():
         names = {"mean_score": "mean score (points)",
                  "seat_0_win_rate": "seat 1 (first player) win rate"}
@@ -764,11 +772,11 @@ def _draw_figures(analysis: BatchAnalysis, panel: tuple[int, str],
         "seats": plots.seat_win_rates(analysis.seats, analysis.seat_tests),
         "matrix": plots.win_matrix(analysis.head_to_head, players, rules),
         "variance": plots.variance_decomposition(analysis.deal_variance, players, rules),
-        "tiles": plots.tile_impact(analysis.tile_impact, players, rules,
+        "tiles": plots.tile_impact(analysis.removed_items, players, rules,
                                    _tile_labels(analysis, names)),
-        "light": plots.light_tiles(analysis.light_tiles, analysis.token_table, players, rules,
+        "light": plots.light_tiles(analysis.count_table, analysis.role_table, players, rules,
                                    count_effect_of(analysis)
-                                   if analysis.light_tiles is not None else None),
+                                   if analysis.count_table is not None else None),
         "convergence": plots.convergence(analysis.running, players, rules),
         "categories": plots.category_points(analysis.categories, players, rules),
     }

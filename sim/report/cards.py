@@ -11,8 +11,9 @@ import polars as pl
 
 from sim.games.registry import get_game
 from sim.report import plots
-from sim.report.document import Block, Figure, Heading, Paragraph, Picture, Table
-from sim.report.names import NO_NAMES, ItemNames, item_slug
+from sim.report.document import Block, Heading, Paragraph, Picture, Table, figure_if_drawn
+from sim.report.findings import panel_rows, pooled_estimates
+from sim.report.names import NO_NAMES, ItemNames, ranked_ends
 from sim.report.numbers import (
     article,
     count,
@@ -27,17 +28,10 @@ from sim.report.numbers import (
 )
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
-from sim.stats.cards import CARD_MARGIN, KEEP_TOLERANCE, keep_choice, pooled, settings_comparison
+from sim.stats.cards import CARD_MARGIN, KEEP_TOLERANCE, keep_choice, settings_comparison
 
 STRONG, WEAK, OTHER = "#e08214", "#5e3c99", "#9ab7d3"
 VERDICT_COLOURS = {"strong": STRONG, "weak": WEAK}
-
-
-def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
-    if frame is None or frame.is_empty():
-        return None
-    selected = frame.filter((pl.col("players") == players) & (pl.col("rules") == rules))
-    return selected if not selected.is_empty() else None
 
 
 def _plural(noun: str) -> str:
@@ -51,8 +45,8 @@ def _capitalised(text: str) -> str:
 def item_pictures(effects: pl.DataFrame | None, noun: str, names: ItemNames,
                   draft: bool = False) -> list[Picture]:
     """The drawings of the strongest and the weakest card of a panel (by the effect per card
-    held, or kept, ``_pooled`` rows), each captioned with its estimate and interval; nothing
-    when the game draws no such card or the panel has no estimate."""
+    held, or kept, ``pooled_estimates`` rows), each captioned with its estimate and interval;
+    nothing when the game draws no such card or the panel has no estimate."""
     if effects is None or effects.is_empty():
         return []
     # Only estimates with an interval: a card the deal barely moves has a point estimate that
@@ -62,21 +56,17 @@ def item_pictures(effects: pl.DataFrame | None, noun: str, names: ItemNames,
         ["score_per_card", "card"], descending=[True, False])
     if ranked.is_empty():
         return []
-    ends = [(ranked.row(0, named=True), "strongest")]
-    if ranked.height > 1:
-        ends.append((ranked.row(ranked.height - 1, named=True), "weakest"))
     per = "kept" if draft else "held"
     pictures = []
-    for row, which in ends:
-        svg = names.svg(noun, row["card"])
-        if svg is None:
-            continue
-        pictures.append(Picture(
-            item_slug(noun, row["card"]), svg,
+    for row, which in ranked_ends(ranked, "strongest", "weakest"):
+        picture = names.picture(
+            noun, row["card"],
             f"The {which} {noun} by its estimate (of the {ranked.height} with an interval): "
             f"{names.mention(noun, row['card'])}, {per_card_text(row, draft)} points per "
             f"{noun} {per} against the average (simultaneous 95% interval; verdict: "
-            f"{_verdict_text(row)})."))
+            f"{_verdict_text(row)}).")
+        if picture is not None:
+            pictures.append(picture)
     return pictures
 
 
@@ -122,14 +112,6 @@ def _verdict_text(row: dict) -> str:
     if row.get("verdict") is None:
         return row.get("verdict_reason") or "–"
     return row["verdict"]
-
-
-def _pooled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
-    if frame is None:
-        return None
-    frame = pooled(frame).filter(pl.col("score_per_card").is_not_null()) \
-        if "score_per_card" in frame.columns else frame
-    return frame if not frame.is_empty() else None
 
 
 def _ranked_sentences(effects: pl.DataFrame, noun: str, margin: float, draft: bool,
@@ -204,7 +186,7 @@ def card_sentences(effects: pl.DataFrame, descriptives: pl.DataFrame | None, nou
 def _per_card_bars(effects: pl.DataFrame | None, players: int, rules: str):
     """The panel's pooled cards sorted by their effect per card held, the effects and the error
     bars of their intervals (0 where there is no interval); None when the panel has none."""
-    panel = _pooled(_panel(effects, players, rules))
+    panel = pooled_estimates(panel_rows(effects, players, rules))
     if panel is None:
         return None
     panel = panel.sort(["score_per_card", "card"])
@@ -406,10 +388,8 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
         f"chose it (a random pick is shown beside it); completion, mean points and points per "
         f"{spec.progress_noun or 'piece'} are over the times it was taken."))
     players, rules = analysis.main_panel()
-    for (panel_players, panel_rules) in _panels(analysis.cards, analysis.card_effects):
-        everything = _panel(analysis.card_effects, panel_players, panel_rules)
-        effects = _pooled(everything)
-        descriptives = _panel(analysis.cards, panel_players, panel_rules)
+    for panel_players, panel_rules, everything, effects, descriptives in _panel_tables(
+            analysis.cards, analysis.card_effects):
         blocks.append(Heading(_where(panel_players, panel_rules, game), 3))
         if effects is not None:
             blocks += [Paragraph(text) for text in card_sentences(effects, descriptives, noun,
@@ -417,12 +397,12 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
         else:
             blocks.append(Paragraph(f"No randomised estimate for the {_plural(noun)}: the "
                                     f"batch records no opening row, or too few deals."))
-        if (panel_players, panel_rules) == (players, rules) and "cards" in figures:
-            blocks.append(Figure("cards", figures["cards"],
-                                 f"Each {noun}'s effect per card held, from the opening row, "
-                                 f"with its simultaneous 95% interval, weakest to strongest; "
-                                 f"the band is ±{margin:g} points around the average {noun}."))
         if (panel_players, panel_rules) == (players, rules):
+            blocks += figure_if_drawn(
+                figures, "cards",
+                f"Each {noun}'s effect per card held, from the opening row, with its "
+                f"simultaneous 95% interval, weakest to strongest; the band is ±{margin:g} "
+                f"points around the average {noun}.")
             blocks += item_pictures(effects, noun, names)
         blocks.append(_card_table(descriptives, effects, spec.progress_noun, noun, names))
         strategy_table = _strategy_table(everything, noun, False, names) \
@@ -444,12 +424,18 @@ def card_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
     return blocks
 
 
-def _panels(*frames: pl.DataFrame | None) -> list[tuple[int, str]]:
+def _panel_tables(descriptives: pl.DataFrame | None, effects: pl.DataFrame | None):
+    """Per (players, rules) panel of either table, in order: (players, rules, the panel's
+    effects rows, those pooled over strategies and seats, the panel's descriptives rows), each
+    table None where the panel has no rows."""
     keys = set()
-    for frame in frames:
+    for frame in (descriptives, effects):
         if frame is not None and not frame.is_empty():
             keys |= set(frame.select("players", "rules").unique().iter_rows())
-    return sorted(keys)
+    for players, rules in sorted(keys):
+        everything = panel_rows(effects, players, rules)
+        yield (players, rules, everything, pooled_estimates(everything),
+               panel_rows(descriptives, players, rules))
 
 
 # --- cards dealt and kept ------------------------------------------------------------------------
@@ -518,22 +504,18 @@ def draft_blocks(analysis: BatchAnalysis, figures: dict[str, bytes],
         f"kept, beside a random choice between the two dealt; the keeper's score against the "
         f"others at the table is an association (players choose what they keep)."))
     players, rules = analysis.main_panel()
-    for panel_players, panel_rules in _panels(analysis.drafts, analysis.draft_effects):
-        everything = _panel(analysis.draft_effects, panel_players, panel_rules)
-        effects = _pooled(everything)
-        descriptives = _panel(analysis.drafts, panel_players, panel_rules)
+    for panel_players, panel_rules, everything, effects, descriptives in _panel_tables(
+            analysis.drafts, analysis.draft_effects):
         blocks.append(Heading(_where(panel_players, panel_rules, game), 3))
         if effects is not None:
             choices = keep_choice(everything)
             blocks += [Paragraph(t) for t in draft_sentences(effects, descriptives, noun,
                                                              margin, choices, names)]
-        figure_name = draft_figure_name(noun)
-        if (panel_players, panel_rules) == (players, rules) and figure_name in figures:
-            blocks.append(Figure(figure_name, figures[figure_name],
-                                 f"What keeping each {noun} is worth against the average one, "
-                                 f"through being dealt it, with simultaneous 95% intervals; "
-                                 f"the band is ±{margin:g} points."))
         if (panel_players, panel_rules) == (players, rules):
+            blocks += figure_if_drawn(
+                figures, draft_figure_name(noun),
+                f"What keeping each {noun} is worth against the average one, through being "
+                f"dealt it, with simultaneous 95% intervals; the band is ±{margin:g} points.")
             blocks += item_pictures(effects, noun, names, draft=True)
         frame = descriptives if descriptives is not None else effects.select("card")
         if effects is not None:
@@ -595,8 +577,8 @@ def card_summary_rows(analysis: BatchAnalysis) -> list[pl.DataFrame]:
     randomised estimates pooled over strategies)."""
     effects = ["shown", "chosen", "score_effect", "win_effect", "first_stage",
                "first_stage_f", "score_per_card"]
-    card_effects = _pooled(analysis.card_effects)
-    draft_effects = _pooled(analysis.draft_effects)
+    card_effects = pooled_estimates(analysis.card_effects)
+    draft_effects = pooled_estimates(analysis.draft_effects)
     return [
         long_rows("cards", analysis.cards,
                   ["offered", "taken", "take_rate", "take_rate_random", "completion_rate",

@@ -28,6 +28,7 @@ import polars as pl
 from sim.errors import InputError
 from sim.files import write_bytes_atomic, write_text_atomic
 from sim.report.document import Block, Bullets, Heading, Paragraph, Table
+from sim.report.fields import folded_rows
 from sim.report.names import NO_NAMES, ItemNames
 from sim.report.numbers import number
 from sim.stats.compare import (
@@ -53,9 +54,6 @@ BASELINE_PARQUET = "against-baseline.parquet"
 COMPARE_MARKDOWN = "compare.md"
 COMPARE_HTML = "compare.html"
 COMPARE_PARQUET = "compare.parquet"
-# A family (one headline's findings sharing a key's stem, e.g. one per tile) with more members
-# than this shows its decided members and one row per other verdict.
-FOLD_ABOVE = 8
 # The decided metrics `sim compare` prints after the mean score.
 TOP_METRICS = 5
 
@@ -143,22 +141,10 @@ def _family(item: MetricDifference) -> tuple[str, str]:
 
 
 def _folded(items: list[MetricDifference]) -> list:
-    """The table's rows: every metric, except that a family of more than ``FOLD_ABOVE`` members
-    shows its decided members and one ``(count, verdict, exemplar)`` per other verdict."""
-    families: dict[tuple[str, str], list[MetricDifference]] = {}
-    for item in items:
-        families.setdefault(_family(item), []).append(item)
-    rows: list = []
-    for members in families.values():
-        if len(members) <= FOLD_ABOVE:
-            rows += members
-            continue
-        rows += [m for m in members if m.verdict not in (SAME, UNDECIDED)]
-        for verdict in (SAME, UNDECIDED):
-            hidden = [m for m in members if m.verdict == verdict]
-            if hidden:
-                rows.append((len(hidden), verdict, hidden[0]))
-    return rows
+    """The table's rows: every metric, except that a family (one headline's metrics sharing a
+    key's stem, e.g. one per tile) of more than ``FOLD_ABOVE`` members shows its decided members
+    and one ``(count, verdict, exemplar)`` per other verdict."""
+    return folded_rows(items, _family, lambda item: item.verdict, (SAME, UNDECIDED))
 
 
 def _folded_row(count: int, verdict: str, exemplar: MetricDifference,

@@ -71,6 +71,13 @@ class Links:
 
 Block = Heading | Paragraph | Bullets | Table | Figure | Picture | Monospace | Links
 
+
+def figure_if_drawn(figures: dict[str, bytes], name: str, caption: str) -> list[Block]:
+    """The figure ``name`` of ``figures`` (PNG bytes by name) with its caption, as a list of
+    one block to add to a section, or an empty list when it was not drawn."""
+    return [Figure(name, figures[name], caption)] if name in figures else []
+
+
 STYLE_SHEET = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1200px;
        margin: 2em auto; padding: 0 1.5em; color: #222; line-height: 1.45;

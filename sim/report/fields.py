@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from sim.report.document import Block, Figure, Heading, Paragraph, Table
 from sim.report.field_plots import MAX_FIGURE_MEMBERS, headline_png, named_member_labels
@@ -42,13 +44,16 @@ from sim.stats.fields import (
     NO_EFFECT,
     SAME_EVERYWHERE,
     UNDECIDED,
+    join_names,
+    signed_text,
 )
 
 # Verdicts that show a finding to be practically zero (every field, or every paired difference,
 # inside the margin): the members a long family folds into one row.
 NULL_VERDICTS = (NO_EFFECT, SAME_EVERYWHERE)
 # A family (the findings of one headline sharing a key's stem, e.g. one per tile) with more
-# members than this folds its practically-zero members into one row.
+# members than this folds its practically-zero (and its undecided) members into one row each;
+# `sim compare`'s table folds by the same rule.
 FOLD_ABOVE = 8
 # Above this many pairs (4 or more fields) the table shows only the pairs against the first
 # field, so that it stays readable.
@@ -102,7 +107,7 @@ def field_report_blocks(fields: list[FieldInfo], groups: list[FieldGroup],
     names = list(dict.fromkeys(name for group in groups
                                for name in group.findings[0].judgement.fields))
     where = f" in {len(groups)} table settings" if several else ""
-    top = [f"Across fields ({_join(names)}){where}: {count_line(every)}."]
+    top = [f"Across fields ({join_names(names)}){where}: {count_line(every)}."]
     top += [item_names.annotate(_top_sentence(group.label if several else "", finding))
             for group, finding in _top_findings(groups)]
     return blocks, top
@@ -148,7 +153,7 @@ def _verdict_text(finding) -> str:
         return f"{verdict} ({judgement.reason})"
     if _is_holds_only(verdict):
         others = [name for name in judgement.fields if name not in judgement.holding_fields]
-        return f"{verdict} ({_join(others)} within {band})"
+        return f"{verdict} ({join_names(others)} within {band})"
     return verdict
 
 
@@ -159,20 +164,13 @@ def _pairs_inside(judgement) -> bool:
                                    & (highs < judgement.margin)).all())
 
 
-def _signed(value: float, digits: int) -> str:
-    """``+1.2`` / ``-0.4``; a dash for a missing value; never ``-0.0``."""
-    if not math.isfinite(value):
-        return "–"
-    return f"{round(value, digits) + 0.0:+,.{digits}f}"
-
-
 def _plain(value: float, digits: int) -> str:
     return "–" if not math.isfinite(value) else f"{round(value, digits) + 0.0:,.{digits}f}"
 
 
 def _with_interval(value: float, low: float, high: float, digits: int, signed: bool) -> str:
     """``value (low to high)``, signed or plain, or ``value (no interval)``."""
-    shown = _signed if signed else _plain
+    shown = signed_text if signed else _plain
     if not (math.isfinite(low) and math.isfinite(high)):
         return f"{shown(value, digits)} (no interval)"
     return f"{shown(value, digits)} ({shown(low, digits)} to {shown(high, digits)})"
@@ -292,13 +290,6 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _join(names) -> str:
-    names = list(names)
-    if not names:
-        return ""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def slug(text: str) -> str:
     """``deal-set effects`` -> ``deal-set-effects``; ``4 players, side A`` -> ``4-players-side-a``
     (lower case, runs of other characters as one dash)."""
@@ -327,27 +318,36 @@ def _family(finding) -> str:
     return finding.key.split("/", 1)[0]
 
 
-def _folded(findings: list) -> list:
-    """One headline's rows: its findings in order, except that in a family of more than
-    ``FOLD_ABOVE`` members the practically-zero ones give way to one ``(count, verdict,
-    exemplar)`` tuple per null verdict, placed where the family ends."""
-    families: dict[str, list] = {}
-    for finding in findings:
-        families.setdefault(_family(finding), []).append(finding)
+def folded_rows(items: list, family: Callable[[Any], Hashable], verdict: Callable[[Any], str],
+                folded: tuple[str, ...]) -> list:
+    """A table's rows: ``items`` in order, grouped by ``family``, except that a family of more
+    than ``FOLD_ABOVE`` members shows only its members whose ``verdict`` is not ``folded``,
+    then one ``(count, verdict, exemplar)`` tuple per verdict of ``folded`` that its members
+    have (in the order of ``folded``), placed where the family ends."""
+    families: dict[Hashable, list] = {}
+    for item in items:
+        families.setdefault(family(item), []).append(item)
     rows: list = []
     for members in families.values():
         if len(members) <= FOLD_ABOVE:
             rows += members
             continue
-        # A long family shows its decided members; the practically-zero and the undecided
-        # ones are counted in one row each (every member is in fields.parquet).
-        folded = (*NULL_VERDICTS, UNDECIDED)
-        rows += [m for m in members if m.judgement.verdict not in folded]
-        for verdict in folded:
-            hidden = [m for m in members if m.judgement.verdict == verdict]
+        rows += [m for m in members if verdict(m) not in folded]
+        for shown in folded:
+            hidden = [m for m in members if verdict(m) == shown]
             if hidden:
-                rows.append((len(hidden), verdict, hidden[0]))
+                rows.append((len(hidden), shown, hidden[0]))
     return rows
+
+
+def _folded(findings: list) -> list:
+    """One headline's rows: its findings in order, except that in a family of more than
+    ``FOLD_ABOVE`` members the practically-zero ones give way to one ``(count, verdict,
+    exemplar)`` tuple per null verdict, placed where the family ends."""
+    # A long family shows its decided members; the practically-zero and the undecided ones are
+    # counted in one row each (every member is in fields.parquet).
+    return folded_rows(findings, _family, lambda finding: finding.judgement.verdict,
+                       (*NULL_VERDICTS, UNDECIDED))
 
 
 def _summary_row(count: int, verdict: str, exemplar, width: int) -> tuple[str, ...]:

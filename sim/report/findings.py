@@ -38,6 +38,7 @@ from sim.games.base import RandomisedCountEffect, RemovedItemsEffect, RotatingRo
 from sim.games.registry import get_game
 from sim.report.numbers import shown_half
 from sim.stats.analysis import BatchAnalysis
+from sim.stats.cards import pooled as pooled_rows
 from sim.stats.clustered import MIN_VERDICT_CLUSTERS
 from sim.stats.intervals import proportion_interval
 from sim.stats.variance import worded_count
@@ -116,14 +117,25 @@ def declared(analysis: BatchAnalysis, kind: type):
 def count_effect_of(analysis: BatchAnalysis) -> RandomisedCountEffect:
     """The randomised count of the analysis's count table: its game's declaration, else one
     worded by the table's count column."""
-    return declared(analysis, RandomisedCountEffect) or worded_count(analysis.light_tiles)
+    return declared(analysis, RandomisedCountEffect) or worded_count(analysis.count_table)
 
 
-def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
+def panel_rows(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
+    """The rows of a (players, rules) panel of a table, None when it has none."""
     if frame is None or frame.is_empty():
         return None
     selected = frame.filter((pl.col("players") == players) & (pl.col("rules") == rules))
     return selected if not selected.is_empty() else None
+
+
+def pooled_estimates(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    """The rows of a card or draft effects table pooled over strategies and seats that have an
+    estimate per card (the verdict rows), None when there are none."""
+    if frame is None:
+        return None
+    frame = pooled_rows(frame).filter(pl.col("score_per_card").is_not_null()) \
+        if "score_per_card" in frame.columns else frame
+    return frame if not frame.is_empty() else None
 
 
 def _players_text(players: int, rules: str) -> str:
@@ -147,7 +159,7 @@ def verdict_text(verdict: str, margin: float) -> str:
 
 def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """Largest seat gap in win rate, with the test of equal seats and the fairness verdict."""
-    tests = _panel(analysis.seat_tests, players, rules)
+    tests = panel_rows(analysis.seat_tests, players, rules)
     if tests is None or players < 2:
         return None
     row = tests.row(0, named=True)
@@ -158,7 +170,7 @@ def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
     basis = ("with the lineup held fixed by a model with a term for the strategy in each seat"
              if row.get("method") == "lineup model" else
              "in a design balanced by construction (every seat faces the same strategies)")
-    seats = _panel(analysis.seats, players, rules)
+    seats = panel_rows(analysis.seats, players, rules)
     rate = dict(zip(seats["seat"], seats["win_rate"], strict=True))
     gap = 100 * row["win_gap"]
     half = 100 * (row["win_gap_high"] - row["win_gap"])
@@ -181,7 +193,7 @@ def seat_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
 
 def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """Best head-to-head record (simultaneous over the pairs), or the mean-score gap."""
-    matrix = _panel(analysis.head_to_head, players, rules)
+    matrix = panel_rows(analysis.head_to_head, players, rules)
     if matrix is not None:
         pairs = max(matrix.height // 2, 1)
         row = matrix.sort(["ahead_rate", "strategy"], descending=[True, False]).row(0, named=True)
@@ -200,7 +212,7 @@ def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str |
         return (f"Neither strategy is shown to be stronger: {row['strategy']} finishes ahead of "
                 f"{row['opponent']} in {rate:.1f}% ({low:.1f}–{high:.1f}%) of their meetings "
                 f"({where}); the data rule out a record better than {high:.1f}%.")
-    gaps = _panel(analysis.strategy_gaps, players, rules)
+    gaps = panel_rows(analysis.strategy_gaps, players, rules)
     if gaps is None:
         return None
     row = gaps.row(0, named=True)
@@ -218,7 +230,7 @@ def strategy_finding(analysis: BatchAnalysis, players: int, rules: str) -> str |
 
 def deal_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """Share of a player's score variance decided by the deal."""
-    variance = _panel(analysis.deal_variance, players, rules)
+    variance = panel_rows(analysis.deal_variance, players, rules)
     if variance is None:
         return None
     pooled = variance.filter(pl.col("seat").is_null())
@@ -236,7 +248,7 @@ def deal_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
 
 def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """The removed item with the largest effect that survives a Bonferroni correction."""
-    impact = _panel(analysis.tile_impact, players, rules)
+    impact = panel_rows(analysis.removed_items, players, rules)
     if impact is None:
         return None
     noun = (declared(analysis, RemovedItemsEffect) or RemovedItemsEffect("", "item")).noun
@@ -263,7 +275,7 @@ def tile_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | Non
 def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """What one more of the randomised count is worth: a slope when a line fits, else the
     curve's shape."""
-    fit = _panel(analysis.light_fit, players, rules)
+    fit = panel_rows(analysis.count_fit, players, rules)
     if fit is None:
         return None
     row = fit.row(0, named=True)
@@ -277,7 +289,7 @@ def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
                 f") per {count.unit}, over {row['deals']:,} deals "
                 f"(a straight line fits the means by count: lack-of-fit "
                 f"{format_p_value(row['lack_of_fit_p'])}).")
-    table = _panel(analysis.light_tiles, players, rules).sort(count.column)
+    table = panel_rows(analysis.count_table, players, rules).sort(count.column)
     first, last = table.row(0, named=True), table.row(table.height - 1, named=True)
     peak_half = row["peak_high"] - row["peak_mean"]
     text = (f"{count.noun.capitalize()} do not add points at a constant rate (lack-of-fit "
@@ -297,7 +309,7 @@ def light_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
 
 def token_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """Worth of one more turn in the rotating role, with the game and the seat held fixed."""
-    effect = _panel(analysis.token_effect, players, rules)
+    effect = panel_rows(analysis.role_effect, players, rules)
     if effect is None:
         return None
     row = effect.row(0, named=True)
@@ -319,7 +331,7 @@ def token_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
 
 def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """How precise the mean score is and what a tighter interval would cost."""
-    needed = _panel(analysis.games_needed, players, rules)
+    needed = panel_rows(analysis.games_needed, players, rules)
     if needed is None:
         return None
     score = needed.filter(pl.col("metric") == "mean_score").sort("precision")
@@ -327,7 +339,7 @@ def precision_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
     text = (f"The mean score is known to ±{shown_half(row['half_width_now'], 2)} points after "
             f"{row['games_played']:,} games; ±{row['precision']:g} points would need about "
             f"{row['games_needed']:,} games.")
-    running = _panel(analysis.running, players, rules)
+    running = panel_rows(analysis.running, players, rules)
     units = int(running["units"].max()) if running is not None else 0
     if units < MIN_VERDICT_CLUSTERS:
         unit = analysis.batch.cluster_unit
@@ -363,30 +375,29 @@ def _card_sentence(row: dict, noun: str, flagged: bool, draft: bool = False) -> 
             f"±{shown_half(itt_half, 1)} to the player)")
 
 
-def _pooled_panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
-    """The rows of a card table pooled over strategies and seats (the verdict rows)."""
-    effects = _panel(frame, players, rules)
-    if effects is None or "strategy" not in effects.columns:
-        return effects
-    effects = effects.filter(pl.col("strategy").is_null() & pl.col("seat").is_null()
-                             & pl.col("score_per_card").is_not_null())
-    return effects if not effects.is_empty() else None
+def _verdict_rows(analysis: BatchAnalysis, players: int, rules: str,
+                  draft: bool) -> tuple[pl.DataFrame | None, str]:
+    """The panel's rows of the card effects (``draft``: of the kept cards' effects) pooled over
+    strategies and seats (the verdict rows; None when there are none), and the game's noun
+    for those cards."""
+    effects = panel_rows(analysis.draft_effects if draft else analysis.card_effects, players,
+                         rules)
+    return pooled_estimates(effects), _card_noun(analysis, draft)
 
 
 def card_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """A card taken from the offer shown too strong or too weak (the largest effect per card
     held), from the opening face-up row the deal lays out."""
-    return _alarm(_pooled_panel(analysis.card_effects, players, rules),
-                  _card_noun(analysis, draft=False), draft=False)
+    return _alarm(analysis, players, rules, draft=False)
 
 
 def draft_alarm_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """A card kept (e.g. a nature spirit) shown too strong or too weak, through the deal."""
-    return _alarm(_pooled_panel(analysis.draft_effects, players, rules),
-                  _card_noun(analysis, draft=True), draft=True)
+    return _alarm(analysis, players, rules, draft=True)
 
 
-def _alarm(effects: pl.DataFrame | None, noun: str, draft: bool) -> str | None:
+def _alarm(analysis: BatchAnalysis, players: int, rules: str, draft: bool) -> str | None:
+    effects, noun = _verdict_rows(analysis, players, rules, draft)
     if effects is None:
         return None
     flagged = effects.filter(pl.col("verdict").is_in(["strong", "weak"]))
@@ -402,7 +413,7 @@ def _alarm(effects: pl.DataFrame | None, noun: str, draft: bool) -> str | None:
 
 def skill_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """The strategy's share of the score's variance, and the ladder's ends."""
-    split = _panel(analysis.variance_split, players, rules)
+    split = panel_rows(analysis.variance_split, players, rules)
     if split is None:
         return None
     field = split.filter(pl.col("field") == "this field")
@@ -423,7 +434,7 @@ def skill_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | No
         text += (f"; over {name}'s own player-games (the strongest, strategy fixed) "
                  f"{100 * own['rest']['share']:.0f}% of its score's variance varies between "
                  f"replays of the same deal")
-    ladder = _panel(analysis.ladder, players, rules)
+    ladder = panel_rows(analysis.ladder, players, rules)
     if ladder is not None:
         ladder = ladder.sort("place")
         weakest, strongest = ladder.row(0, named=True), ladder.row(ladder.height - 1, named=True)
@@ -437,7 +448,7 @@ def unfolding_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
     """How often the halfway leader wins, and how often the lead changes."""
     if analysis.unfolding is None:
         return None
-    summary = _panel(analysis.unfolding["summary"], players, rules)
+    summary = panel_rows(analysis.unfolding["summary"], players, rules)
     if summary is None or summary["halfway_leader_win_rate"][0] is None:
         return None
     row = summary.row(0, named=True)
@@ -468,17 +479,16 @@ def unfolding_finding(analysis: BatchAnalysis, players: int, rules: str) -> str 
 
 def card_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """The strongest and weakest card per card held when none is out of line."""
-    return _overview(_pooled_panel(analysis.card_effects, players, rules),
-                     _card_noun(analysis, draft=False), draft=False)
+    return _overview(analysis, players, rules, draft=False)
 
 
 def draft_overview_finding(analysis: BatchAnalysis, players: int, rules: str) -> str | None:
     """The strongest and weakest card kept when none is out of line."""
-    return _overview(_pooled_panel(analysis.draft_effects, players, rules),
-                     _card_noun(analysis, draft=True), draft=True)
+    return _overview(analysis, players, rules, draft=True)
 
 
-def _overview(effects: pl.DataFrame | None, noun: str, draft: bool) -> str | None:
+def _overview(analysis: BatchAnalysis, players: int, rules: str, draft: bool) -> str | None:
+    effects, noun = _verdict_rows(analysis, players, rules, draft)
     if effects is None:
         return None
     ranked = effects.sort(["score_per_card", "card"], descending=[True, False])

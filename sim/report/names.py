@@ -19,6 +19,7 @@ from typing import Any
 from sim.errors import InputError
 from sim.games.base import Game
 from sim.games.registry import get_game
+from sim.report.document import Picture
 
 
 def _names_items(game: Game) -> bool:
@@ -92,6 +93,12 @@ class ItemNames:
             return None
         return self.game.item_svg(noun, int(item_id), self.data)
 
+    def picture(self, noun: str, item_id: int, caption: str) -> Picture | None:
+        """The item's drawing as a report picture (file stem ``item_slug``) with ``caption``,
+        or None when there is no drawing."""
+        svg = self.svg(noun, item_id)
+        return None if svg is None else Picture(item_slug(noun, item_id), svg, caption)
+
     def finding_item(self, key: str) -> tuple[str, int] | None:
         """(noun, id) of the item a finding is about, from its key ``column/id``; None when
         the finding is about no single item."""
@@ -118,6 +125,16 @@ def _unnested(name: str) -> str:
     """A name for inside parentheses: its own parenthesised parts after a comma ("pink forest
     (light)" -> "pink forest, light"), so that parentheses never nest."""
     return re.sub(r"\s*\(([^()]*)\)", r", \1", name)
+
+
+def ranked_ends(ranked: Any, first: str, last: str) -> list[tuple[dict, str]]:
+    """The first and the last row of a ranked table (a polars DataFrame), as dicts labelled
+    ``first`` and ``last`` (the first alone when the table has one row): the items a section
+    draws."""
+    ends = [(ranked.row(0, named=True), first)]
+    if ranked.height > 1:
+        ends.append((ranked.row(ranked.height - 1, named=True), last))
+    return ends
 
 
 def item_slug(noun: str, item_id: int) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from sim.report import plots
-from sim.report.document import Block, Figure, Heading, Paragraph, Table
+from sim.report.document import Block, Heading, Paragraph, Table, figure_if_drawn
 from sim.report.numbers import count, percent_ci, with_ci
 from sim.report.summary_table import long_rows
 from sim.stats.analysis import BatchAnalysis
@@ -147,9 +147,8 @@ def skill_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list[Blo
             "squared, against the spread of all scores), so it is tiny even when the seats' "
             "win rates differ by a few percentage points; whether seats are fair is judged on "
             "win rates, in the seat section. " + _deal_share_reference(analysis)))
-        if "skill" in figures:
-            blocks.append(Figure("skill", figures["skill"],
-                                 "Shares of the variance of a player's score."))
+        blocks += figure_if_drawn(figures, "skill",
+                                  "Shares of the variance of a player's score.")
         for _, panel in analysis.variance_split.group_by(["players", "rules"],
                                                          maintain_order=True):
             blocks.append(Paragraph(split_sentence(panel)))

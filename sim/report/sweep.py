@@ -38,8 +38,11 @@ from sim.report.build import (
     _lineup_text,
     _toml_value,
     build_report,
+    data_text,
     is_report_file,
+    lineup_toml,
     refuse_other_owner,
+    what_was_played,
 )
 from sim.report.cards import sweep_card_blocks
 from sim.report.document import (
@@ -48,7 +51,6 @@ from sim.report.document import (
     Figure,
     Heading,
     Links,
-    Monospace,
     Paragraph,
     Table,
     render_html,
@@ -282,16 +284,13 @@ def reproducing_sweep(results: SweepResults, out_dir: Path) -> str | None:
     if not all(key in config for key in needed):
         return None
     game = get_game(config["game"])
-    lineup = list(config["lineup"])
-    if not config["rotate"] and len(set(lineup)) == 1:
-        lineup = lineup[:1]
     lines = [f"name = {_toml_value(sweep.name)}", f"game = {_toml_value(config['game'])}"]
     if "players" not in sweep.axes:
         lines.append(f"players = {config['players']}")
     if FIELD_AXIS in sweep.axes:
         lines.append(f"fields = {_toml_value(_field_texts(results))}")
     else:
-        lines.append(f"{'pool' if config['rotate'] else 'strategies'} = {_toml_value(lineup)}")
+        lines.append(lineup_toml(config))
     lines += [f"deals = {config['deals']}",
               f"replicates_per_deal = {config['replicates_per_deal']}",
               f"seed = {config['seed']}", f"shard_size = {config['shard_size']}",
@@ -402,8 +401,7 @@ def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
     if game.data_option and game.data_option in sweep.axes:
         data = "an axis: " + ", ".join(_axis_text(v) for v in sweep.axes[game.data_option])
     else:
-        data = config.get("data_file") or (
-            "the shipped data" + (f" ({game.data_help})" if game.data_help else ""))
+        data = data_text(game, config.get("data_file"))
     rows.append(("Data", f"{data}; digest {', '.join(digests)}"))
     caps = sorted({p.games_cap for p in sweep.points if p.games_cap})
     games_total = sum(int(results.value(p.index, "games_played")["value"]) for p in played)
@@ -421,19 +419,12 @@ def _header_blocks(results: SweepResults, out_dir: Path) -> list[Block]:
     rows.append(("Sweep", f"{sweep.name}: {len(played)} of {len(sweep.points)} points with "
                           f"results ({state_text}); sweep digest {sweep.digest[:12]}; written "
                           f"by sim {manifest.get('sim_version', '?')}"))
-    partial = partial_points_note(results)
-    if partial:
-        rows.insert(0, ("PARTIAL REPORT", partial))
-    toml = reproducing_sweep(results, out_dir)
-    if toml is None:
-        rows.append(("Reproduce", "not possible with sim sweep: the points record no sim run "
-                                  "config"))
-        return [Table(("What was played", ""), tuple(rows))]
-    rows.append(("Reproduce", f"sim sweep {SWEEP_CONFIG_FILE} (the sweep file below, written "
-                              f"beside this report); then sim report "
-                              f"{sweep.output_as_configured}"))
-    return [Table(("What was played", ""), tuple(rows)),
-            Monospace(f"{SWEEP_CONFIG_FILE}: the sweep file that plays these games again", toml)]
+    return what_was_played(
+        rows, partial_points_note(results), reproducing_sweep(results, out_dir),
+        f"sim sweep {SWEEP_CONFIG_FILE} (the sweep file below, written beside this report); "
+        f"then sim report {sweep.output_as_configured}",
+        "not possible with sim sweep: the points record no sim run config",
+        f"{SWEEP_CONFIG_FILE}: the sweep file that plays these games again")
 
 
 # --- sections ------------------------------------------------------------------------------------

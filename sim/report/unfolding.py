@@ -9,7 +9,8 @@ import polars as pl
 
 from sim.games.registry import get_game
 from sim.report import plots
-from sim.report.document import Block, Figure, Heading, Paragraph, Table
+from sim.report.document import Block, Heading, Paragraph, Table, figure_if_drawn
+from sim.report.findings import panel_rows
 from sim.report.numbers import (
     count,
     half_width,
@@ -24,18 +25,11 @@ from sim.stats.analysis import BatchAnalysis
 from sim.stats.unfolding import LENGTH_SHARE_SHOWN, LENGTHS_SHOWN, MAX_CHANGES_SHOWN
 
 
-def _panel(frame: pl.DataFrame | None, players: int, rules: str) -> pl.DataFrame | None:
-    if frame is None or frame.is_empty():
-        return None
-    selected = frame.filter((pl.col("players") == players) & (pl.col("rules") == rules))
-    return selected if not selected.is_empty() else None
-
-
 def leader_chart(leader: pl.DataFrame | None, players: int, rules: str,
                  step: str) -> bytes | None:
     """For the games of the commonest length: the sole leader's win rate after each step before
     the last, with its 95% band, against what the leader's strategy at its seat wins anyway."""
-    panel = _panel(leader, players, rules)
+    panel = panel_rows(leader, players, rules)
     if panel is None:
         return None
     commonest = panel.sort(["length_games", "length"], descending=[True, False])["length"][0]
@@ -64,7 +58,7 @@ def leader_chart(leader: pl.DataFrame | None, players: int, rules: str,
 
 def comeback_chart(comeback: pl.DataFrame | None, players: int, rules: str) -> bytes | None:
     """Win rate by the deficit to the leader at halfway, with 95% intervals."""
-    panel = _panel(comeback, players, rules)
+    panel = panel_rows(comeback, players, rules)
     if panel is None:
         return None
     panel = panel.sort("bin")
@@ -226,8 +220,7 @@ def unfolding_blocks(analysis: BatchAnalysis, figures: dict[str, bytes]) -> list
                                        "behind the leader at halfway, with 95% intervals, "
                                        "and what their strategies at their seats win "
                                        "anyway.")):
-        if name in figures:
-            blocks.append(Figure(name, figures[name], caption))
+        blocks += figure_if_drawn(figures, name, caption)
     if not tables["leader"].is_empty():
         blocks.append(Table(
             ("Players", "Rules", f"Game length ({step}s)", step.capitalize(),

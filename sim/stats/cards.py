@@ -514,13 +514,27 @@ def card_effects(frame: pl.DataFrame | pl.LazyFrame, cards: CardColumns,
     opening = cards.opening if cards.opening and cards.opening in names else ""
     if opening:
         columns.append(opening)
-    rows = rows.select(columns)
-    panels: dict[tuple[int, str], _PanelCardSums] = {}
+    return _streamed_effects(rows.select(columns), columns, _card_chunk_panels,
+                             lambda: _PanelCardSums(cards, opening, subsets), CARD_SCHEMA,
+                             margin, confidence, outcomes)
+
+
+def _streamed_effects(rows: pl.LazyFrame, columns: list[str], chunk_panels_of, new_sums,
+                      schema: dict, margin: float, confidence: float,
+                      outcomes: tuple[str, ...]) -> pl.DataFrame:
+    """The effects table of ``card_effects`` or ``draft_effects``: ``rows`` read three times in
+    chunks of whole deals, each pass (``count``, ``gram``, ``meat``) feeding every
+    ((players, rules), panel) that ``chunk_panels_of`` cuts from a chunk into that key's sums
+    (made by ``new_sums``), which then ``solve`` what the pass allows; the panels' ``records``
+    in (players, rules) order."""
+    panels: dict[tuple[int, str], _PanelCardSums | _PanelDraftSums] = {}
     for step in ("count", "gram", "meat"):
         # Each chunk is reduced into the panels' sums as it streams: nothing of it is kept.
         def summarise(chunk: pl.DataFrame, step=step) -> None:
-            for key, panel in _card_chunk_panels(chunk):
-                sums = panels.setdefault(key, _PanelCardSums(cards, opening, subsets))
+            for key, panel in chunk_panels_of(chunk):
+                sums = panels.get(key)
+                if sums is None:
+                    sums = panels[key] = new_sums()
                 getattr(sums, step)(panel)
         summarise_whole_deals(rows, columns, summarise, _CARD_CHUNK_ROWS)
         for sums in panels.values():
@@ -529,7 +543,7 @@ def card_effects(frame: pl.DataFrame | pl.LazyFrame, cards: CardColumns,
     for (players, rules), panel in sorted(panels.items()):
         for row in panel.records(margin, confidence, outcomes):
             results.append({"players": players, "rules": rules, **row})
-    return pl.DataFrame(results, schema=CARD_SCHEMA).sort(_ORDER, nulls_last=False)
+    return pl.DataFrame(results, schema=schema).sort(_ORDER, nulls_last=False)
 
 
 # Rows per chunk of the card effects. Every sum of products of one chunk (at most WIN_SCALE^2
@@ -616,6 +630,78 @@ def _randomised_maps(totals: np.ndarray, cards: int, seats: int, strategies: int
 def _one_hot(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """[N, len(levels)]: 1 where values[i] == levels[k]."""
     return (values[:, None] == levels[None, :]).astype(float)
+
+
+def _expansion(cards: int) -> np.ndarray:
+    """[cards, cards - 1]: the effects-coded coefficients (each card against the last) to every
+    card's effect against the average card (the last one's is minus the sum of the others)."""
+    return np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
+
+
+def _subset_solutions(subsets: list[_Subset], maps, outcomes: tuple[str, ...],
+                      divisor=lambda subset: 1) -> list:
+    """Per subset, its solved randomised fit (``_PanelCardSums._solve``, with ``maps(subset,
+    outcomes)`` its design and outcome maps and ``divisor(subset)`` the factor its sums carry),
+    None where none can be made: fewer than 3 deals, or fewer than 2 cards present."""
+    solutions = []
+    for subset in subsets:
+        if subset.gram is None or subset.clusters < 3:
+            solutions.append(None)
+            continue
+        present, design, outcome_map = maps(subset, outcomes)
+        if present.size < 2:
+            solutions.append(None)
+            continue
+        solutions.append(_PanelCardSums._solve(subset.gram, design, outcome_map, outcomes,
+                                               present.size - 1, divisor(subset)))
+    return solutions
+
+
+def _add_deal_contributions(subsets: list[_Subset], solutions: list, maps,
+                            outcomes: tuple[str, ...], matrix: np.ndarray,
+                            panel: pl.DataFrame) -> None:
+    """Pass 3 of the randomised fits: for each subset with a solution (``_subset_solutions``),
+    the per-deal score contributions (design row times residual, through the bread and the
+    effects expansion) of every card's effect on every outcome column, added to the subset's
+    sums (``_Subset.add``). ``matrix``: the raw columns of the panel's rows; a subset fitted
+    within games (``_Subset.within``) centres its design and outcomes within each game."""
+    deals = panel["deal_id"].to_numpy()
+    games = panel["game_id"].to_numpy()
+    for subset, solution in zip(subsets, solutions, strict=True):
+        keep = subset.mask(panel)
+        if solution is None or not keep.any():
+            continue
+        design_map, bread, coefficients, _, _ = solution
+        present, _, outcome_map = maps(subset, outcomes)
+        values = matrix[keep]
+        design, observed = values @ design_map, values @ outcome_map
+        if subset.within:
+            design = _within_game(design, games[keep])
+            observed = _within_game(observed, games[keep])
+        cards = present.size
+        residuals = observed - design @ coefficients
+        weights = design @ bread[:, :cards - 1] @ _expansion(cards).T
+        summing = _summing(deals[keep])
+        contributions = np.stack([summing @ (weights * residuals[:, [j]])
+                                  for j in range(observed.shape[1])], axis=2)
+        subset.add(contributions, len(outcomes))
+
+
+def _summed_fits(subsets: list[_Subset], solutions: list, maps, outcomes: tuple[str, ...]):
+    """After pass 3, per subset with a solution and its sums: (subset, present card positions,
+    its ``_SummedFit`` with the CR1 cluster-robust factor), ``maps(subset, outcomes)`` giving
+    the cards present."""
+    for subset, solution in zip(subsets, solutions, strict=True):
+        if solution is None or subset.sums is None:
+            continue
+        present, _, _ = maps(subset, outcomes)
+        cards = present.size
+        _, _, coefficients, rank, _ = solution
+        groups, rows = subset.clusters, subset.rows
+        factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
+            else np.nan
+        yield subset, present, _SummedFit(_expansion(cards) @ coefficients[:cards - 1],
+                                          *subset.sums, float(factor), groups)
 
 
 @dataclass
@@ -839,17 +925,7 @@ class _PanelCardSums:
         if step != "gram":
             return
         self._outcomes = outcomes
-        self.solutions = []
-        for subset in self.subsets:
-            if subset.gram is None or subset.clusters < 3:
-                self.solutions.append(None)
-                continue
-            present, design, outcome_map = self._subset_maps(subset, outcomes)
-            if present.size < 2:
-                self.solutions.append(None)
-                continue
-            self.solutions.append(self._solve(subset.gram, design, outcome_map, outcomes,
-                                              present.size - 1))
+        self.solutions = _subset_solutions(self.subsets, self._subset_maps, outcomes)
         self.holder_solution = None
         if self.holder_gram is not None:
             modelled, design, outcome_map = self._holder_maps(outcomes)
@@ -889,29 +965,11 @@ class _PanelCardSums:
     def meat(self, panel: pl.DataFrame) -> None:
         """Pass 3: the per-deal contributions of each fit, reduced to their sums of products."""
         raw = self._raw(panel)
-        deals = panel["deal_id"].to_numpy()
         if self.subsets:
             matrix = np.column_stack([raw["shown"], raw["ones"], raw["seat"], raw["strategy"],
                                       raw["score"], raw["win_share"], raw["held"]])
-            for subset, solution in zip(self.subsets, self.solutions, strict=True):
-                keep = subset.mask(panel)
-                if solution is None or not keep.any():
-                    continue
-                design_map, bread, coefficients, _, _ = solution
-                present, _, outcome_map = self._subset_maps(subset, self._outcomes)
-                values = matrix[keep]
-                design = values @ design_map
-                observed = values @ outcome_map
-                cards = present.size
-                residuals = observed - design @ coefficients
-                expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
-                weights = design @ bread[:, :cards - 1] @ expand.T
-                _, index = np.unique(deals[keep], return_inverse=True)
-                summing = sparse.csr_matrix((np.ones(index.size), (index, np.arange(index.size))),
-                                            shape=(int(index.max()) + 1, index.size))
-                contributions = np.stack([summing @ (weights * residuals[:, [j]])
-                                          for j in range(observed.shape[1])], axis=2)
-                subset.add(contributions, len(self._outcomes))
+            _add_deal_contributions(self.subsets, self.solutions, self._subset_maps,
+                                    self._outcomes, matrix, panel)
         if self.holder_solution is not None:
             modelled, design_map, bread, coefficients, _, scale = self.holder_solution
             matrix = np.column_stack([raw["ones"], raw["holds"], raw["rounds"], raw["seat"],
@@ -919,9 +977,7 @@ class _PanelCardSums:
             _, _, outcome_map = self._holder_maps(self._outcomes)
             design = matrix @ design_map
             residuals = matrix @ outcome_map - design @ coefficients
-            _, index = np.unique(deals, return_inverse=True)
-            summing = sparse.csr_matrix((np.ones(index.size), (index, np.arange(index.size))),
-                                        shape=(int(index.max()) + 1, index.size))
+            summing = _summing(panel["deal_id"].to_numpy())
             for j in range(residuals.shape[1]):
                 scores = summing @ (design * residuals[:, [j]])
                 self.holder_meat[j] += scores.T @ scores
@@ -937,18 +993,9 @@ class _PanelCardSums:
                      "margin": margin, "method": HOLDER_METHOD}
                     for card, values in sorted(holders.items())]
         results = []
-        for subset, solution in zip(self.subsets, self.solutions, strict=True):
-            if solution is None or subset.sums is None:
-                continue
-            present, _, _ = self._subset_maps(subset, outcomes)
-            _, _, coefficients, rank, _ = solution
-            cards = present.size
-            expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
-            groups, rows = subset.clusters, subset.rows
-            factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
-                else np.nan
-            fit = _SummedFit(expand @ coefficients[:cards - 1], *subset.sums, float(factor),
-                             groups)
+        for subset, present, fit in _summed_fits(self.subsets, self.solutions,
+                                                 self._subset_maps, outcomes):
+            cards, groups = present.size, subset.clusters
             diagonal = np.diag(subset.gram)
             held_start = self.id_array.size + 1 + self.seat_levels.size \
                 + self.strategy_levels.size + 2
@@ -1148,21 +1195,9 @@ def draft_effects(frame: pl.DataFrame | pl.LazyFrame, draft: DraftColumns,
     rows = frame.lazy()
     columns = ["game_id", "deal_id", *PANEL, "strategy", "seat", "score", "win", draft.dealt,
                draft.kept]
-    panels: dict[tuple[int, str], _PanelDraftSums] = {}
-    for step in ("count", "gram", "meat"):
-        # Each chunk is reduced into the panels' sums as it streams: nothing of it is kept.
-        def summarise(chunk: pl.DataFrame, step=step) -> None:
-            for key, panel in _draft_chunk_panels(chunk, draft):
-                sums = panels.setdefault(key, _PanelDraftSums(draft, subsets))
-                getattr(sums, step)(panel)
-        summarise_whole_deals(rows, columns, summarise, _CARD_CHUNK_ROWS)
-        for sums in panels.values():
-            sums.solve(step, outcomes)
-    results = []
-    for (players, rules), panel in sorted(panels.items()):
-        for row in panel.records(margin, confidence, outcomes):
-            results.append({"players": players, "rules": rules, **row})
-    return pl.DataFrame(results, schema=DRAFT_SCHEMA).sort(_ORDER, nulls_last=False)
+    return _streamed_effects(rows, columns, lambda chunk: _draft_chunk_panels(chunk, draft),
+                             lambda: _PanelDraftSums(draft, subsets), DRAFT_SCHEMA, margin,
+                             confidence, outcomes)
 
 
 def _draft_chunk_panels(chunk: pl.DataFrame, draft: DraftColumns):
@@ -1300,18 +1335,10 @@ class _PanelDraftSums:
         if step != "gram":
             return
         self._outcomes = outcomes
-        self.solutions = []
-        for subset in self.subsets:
-            if subset.gram is None or subset.clusters < 3:
-                self.solutions.append(None)
-                continue
-            present, design, outcome_map = self._maps(subset, outcomes)
-            if present.size < 2:
-                self.solutions.append(None)
-                continue
-            divisor = self.players if subset.within else 1
-            self.solutions.append(_PanelCardSums._solve(subset.gram, design, outcome_map,
-                                                        outcomes, present.size - 1, divisor))
+        # The within-game sums are P times the centred ones (the class docstring).
+        self.solutions = _subset_solutions(
+            self.subsets, self._maps, outcomes,
+            lambda subset: self.players if subset.within else 1)
 
     # --- pass 3: the per-deal score contributions ---
 
@@ -1319,28 +1346,8 @@ class _PanelDraftSums:
         """Pass 3: the per-deal contributions of each fit, reduced to their sums of products."""
         if not any(solution is not None for solution in self.solutions):
             return
-        matrix = self._matrix(panel, exact_sums=False)
-        deals = panel["deal_id"].to_numpy()
-        games = panel["game_id"].to_numpy()
-        for subset, solution in zip(self.subsets, self.solutions, strict=True):
-            keep = subset.mask(panel)
-            if solution is None or not keep.any():
-                continue
-            design_map, bread, coefficients, _, _ = solution
-            present, _, outcome_map = self._maps(subset, self._outcomes)
-            values = matrix[keep]
-            design, observed = values @ design_map, values @ outcome_map
-            if subset.within:
-                design = _within_game(design, games[keep])
-                observed = _within_game(observed, games[keep])
-            cards = present.size
-            residuals = observed - design @ coefficients
-            expand = np.vstack([np.eye(cards - 1), -np.ones((1, cards - 1))])
-            weights = design @ bread[:, :cards - 1] @ expand.T
-            summing = _summing(deals[keep])
-            contributions = np.stack([summing @ (weights * residuals[:, [j]])
-                                      for j in range(observed.shape[1])], axis=2)
-            subset.add(contributions, len(self._outcomes))
+        _add_deal_contributions(self.subsets, self.solutions, self._maps, self._outcomes,
+                                self._matrix(panel, exact_sums=False), panel)
 
     # --- the table ---
 
@@ -1353,18 +1360,9 @@ class _PanelDraftSums:
         cards = self.id_array.size
         kept_start = cards + 1 + self.seat_levels.size + self.strategy_levels.size + 2
         results = []
-        for subset, solution in zip(self.subsets, self.solutions, strict=True):
-            if solution is None or subset.sums is None:
-                continue
-            present, _, _ = self._maps(subset, outcomes)
-            _, _, coefficients, rank, _ = solution
-            size = present.size
-            expand = np.vstack([np.eye(size - 1), -np.ones((1, size - 1))])
-            groups, rows = subset.clusters, subset.rows
-            factor = (groups / (groups - 1) * (rows - 1) / max(rows - rank, 1)) if groups > 1 \
-                else np.nan
-            fit = _SummedFit(expand @ coefficients[:size - 1], *subset.sums, float(factor),
-                             groups)
+        for subset, present, fit in _summed_fits(self.subsets, self.solutions, self._maps,
+                                                 outcomes):
+            size, groups = present.size, subset.clusters
             found = _fit_records(fit, self.id_array[present], subset.totals[present],
                                  subset.totals[kept_start + present],
                                  subset.keep_sums[0][present], groups, outcomes, confidence)

@@ -102,7 +102,7 @@ UNDECIDED = "undecided"
 
 def holds_only_verdict(fields: list[str]) -> str:
     """The verdict ``"holds in strong only"`` / ``"holds in strong and style only"``."""
-    return f"holds in {_join(fields)} only"
+    return f"holds in {join_names(fields)} only"
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ class FieldJudgement:
         percentage points), ``digits`` the decimals shown."""
 
         def value(estimate: float, low: float, high: float, signed: bool = True) -> str:
-            number = _signed if signed else _number
+            number = signed_text if signed else _number
             shown = number(scale * estimate, digits)
             if not (math.isfinite(low) and math.isfinite(high)):
                 return f"{shown} (no interval)"
@@ -185,7 +185,7 @@ class FieldJudgement:
             head = f"{noun} is undecided across fields ({self.reason})"
         elif self.verdict.startswith("holds in") and self.verdict != HOLDS_EVERYWHERE:
             others = [name for name in self.fields if name not in self.holding_fields]
-            head = f"{noun} {self.verdict} ({_join(others)} {band})"
+            head = f"{noun} {self.verdict} ({join_names(others)} {band})"
         else:
             head = f"{noun} {self.verdict}"
         per_field = ", ".join(
@@ -254,10 +254,7 @@ def judge_family(means: RatioMeans, field_names: list[str], field_contrasts: Seq
     if len(names) < 2 or len(set(names)) != len(names):
         raise InputError(f"fields: a finding is judged across at least 2 distinct fields, got "
                          f"{names}")
-    if not (math.isfinite(margin) and margin >= 0):
-        raise InputError(f"fields: the margin must be a number >= 0, got {margin}")
-    if not 0 < confidence < 1:
-        raise InputError(f"fields: the confidence must lie between 0 and 1, got {confidence}")
+    _check_margin_and_confidence(margin, confidence)
     if not field_contrasts:
         raise InputError("fields: a family needs at least one finding")
     estimates_count = np.asarray(means.means).size
@@ -379,28 +376,42 @@ def _checked(values, counts, field_names, margin, confidence, field_contrast=Non
     if field_contrast is None:
         empty = [name for name, total in zip(names, totals, strict=True) if total <= 0]
         if empty:
-            raise InputError(f"fields: no count in field {_join(empty)} (nothing to estimate)")
+            raise InputError(f"fields: no count in field {join_names(empty)} (nothing to estimate)")
     else:
         for column in np.flatnonzero(totals <= 0):
             users = [names[f] for f in np.flatnonzero(field_contrast[:, column] != 0)]
             if users:
                 raise InputError(f"fields: no count in column {column} (used by field "
-                                 f"{_join(users)}; nothing to estimate)")
+                                 f"{join_names(users)}; nothing to estimate)")
+    _check_margin_and_confidence(margin, confidence)
+    return values, counts, field_contrast
+
+
+def _check_margin_and_confidence(margin: float, confidence: float) -> None:
+    """``InputError`` with a one-line message unless the margin is a number >= 0 and the
+    confidence lies between 0 and 1."""
     if not (math.isfinite(margin) and margin >= 0):
         raise InputError(f"fields: the margin must be a number >= 0, got {margin}")
     if not 0 < confidence < 1:
         raise InputError(f"fields: the confidence must lie between 0 and 1, got {confidence}")
-    return values, counts, field_contrast
+
+
+def _no_verdict_reason(clusters: int, lows, highs, intervals: str) -> str | None:
+    """Why no verdict can be given, None when one can: fewer than ``MIN_VERDICT_CLUSTERS``
+    deals, or no simultaneous interval (``lows``/``highs`` NaN) for the ``intervals`` named."""
+    if clusters < MIN_VERDICT_CLUSTERS:
+        return f"fewer than {MIN_VERDICT_CLUSTERS} deals"
+    if np.isnan(lows).any() or np.isnan(highs).any():
+        return f"no simultaneous interval from {clusters} deals for {intervals}"
+    return None
 
 
 def _level_verdict(pairs, pair_lows, pair_highs, names: list[str], margin: float,
                    clusters: int) -> tuple[str, int, str]:
     """(verdict, 0, reason) of a level: by the paired differences only (module docstring)."""
-    if clusters < MIN_VERDICT_CLUSTERS:
-        return UNDECIDED, 0, f"fewer than {MIN_VERDICT_CLUSTERS} deals"
-    if np.isnan(pair_lows).any() or np.isnan(pair_highs).any():
-        return UNDECIDED, 0, (f"no simultaneous interval from {clusters} deals for "
-                              f"{len(pairs)} pairs of fields")
+    reason = _no_verdict_reason(clusters, pair_lows, pair_highs, f"{len(pairs)} pairs of fields")
+    if reason is not None:
+        return UNDECIDED, 0, reason
     if ((pair_lows > 0) | (pair_highs < 0)).any():
         return DIFFERS_BETWEEN, 0, ""
     inside = (pair_lows > -margin) & (pair_highs < margin)
@@ -409,18 +420,16 @@ def _level_verdict(pairs, pair_lows, pair_highs, names: list[str], margin: float
     unclear = [f"{names[i]} minus {names[j]}"
                for (i, j), within in zip(pairs, inside, strict=True) if not within]
     one = len(unclear) == 1
-    return UNDECIDED, 0, (f"{_join(unclear)} neither {'excludes' if one else 'exclude'} 0 nor "
+    return UNDECIDED, 0, (f"{join_names(unclear)} neither {'excludes' if one else 'exclude'} 0 nor "
                           f"{'lies' if one else 'lie'} within the margin")
 
 
 def _verdict(lows, highs, pairs, pair_lows, pair_highs, names: list[str], margin: float,
              clusters: int) -> tuple[str, int, str]:
     """(verdict, direction, reason) by the precedence of the module docstring."""
-    if clusters < MIN_VERDICT_CLUSTERS:
-        return UNDECIDED, 0, f"fewer than {MIN_VERDICT_CLUSTERS} deals"
-    if np.isnan(lows).any() or np.isnan(highs).any():
-        return UNDECIDED, 0, (f"no simultaneous interval from {clusters} deals for "
-                              f"{len(names)} fields")
+    reason = _no_verdict_reason(clusters, lows, highs, f"{len(names)} fields")
+    if reason is not None:
+        return UNDECIDED, 0, reason
     above, below = lows > 0, highs < 0
     inside = (lows > -margin) & (highs < margin)
     if above.any() and below.any():
@@ -436,7 +445,7 @@ def _verdict(lows, highs, pairs, pair_lows, pair_highs, names: list[str], margin
                    if not (h or i)]
         if unclear:
             held = [names[k] for k in np.flatnonzero(holding)]
-            state = (f"{_join(held)} {_plural(len(held), 'holds', 'hold')}, "
+            state = (f"{join_names(held)} {_plural(len(held), 'holds', 'hold')}, "
                      f"{_neither(unclear)}")
             apart = _apart_pairs(pairs, pair_lows, pair_highs, names)
             if apart:
@@ -470,13 +479,13 @@ def _apart_pairs(pairs, pair_lows, pair_highs, names: list[str]) -> str:
         return ""
     if len(apart) == 1:
         return f"the paired difference {apart[0]} excludes 0"
-    return f"the paired differences {_join(apart)} exclude 0"
+    return f"the paired differences {join_names(apart)} exclude 0"
 
 
 def _neither(names: list[str]) -> str:
     """The reason for fields whose interval neither excludes 0 nor lies inside the margin."""
     one = len(names) == 1
-    return (f"{_join(names)} neither {'holds' if one else 'hold'} nor "
+    return (f"{join_names(names)} neither {'holds' if one else 'hold'} nor "
             f"{'lies' if one else 'lie'} within the margin")
 
 
@@ -485,14 +494,16 @@ def _plural(count: int, one: str, many: str) -> str:
     return one if count == 1 else many
 
 
-def _join(names) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
+def join_names(names) -> str:
+    """``a``, ``a and b``, ``a, b and c``; "" for no names."""
     names = list(names)
+    if not names:
+        return ""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _signed(value: float, digits: int) -> str:
-    """``+1.2`` / ``-0.4``; a dash for a missing value."""
+def signed_text(value: float, digits: int) -> str:
+    """``+1.2`` / ``-0.4`` with ``digits`` decimals; a dash for a missing value; never ``-0.0``."""
     if not math.isfinite(value):
         return "–"
     # Adding 0.0 turns a value that rounds to -0 into +0 ("+0.0", not "-0.0").
