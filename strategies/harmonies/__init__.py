@@ -5,6 +5,9 @@ only the public state (boards, cards, central board, card row, the bag's counts)
 order or the deck order. Modules:
 
 * ``common``       the workspace of scratch arrays and small shared queries
+* ``planning``     the turn search ``greedy`` and the valued strategies share (try every
+                   central space, its tokens one at a time), written once as templates that
+                   each strategy specialises with its own steps (``planning.specialise``)
 * ``random_play``  ``random``: uniform among legal choices
 * ``greedy``       ``greedy``: largest immediate score gain
 * ``valued``       ``landscape``, ``animals``, ``planner``: a board value beyond the score now
@@ -15,6 +18,8 @@ order or the deck order. Modules:
 * ``catalogue``    the built-in strategy classes, parameters declared once
 
 The compiled entry points, by policy id, are in the game loop: ``sim/loops/harmonies/dispatch.py``.
+``search``, the tree search written once for every game (``sim.search.ismcts``), is not here:
+it plays through the game's decision interface, ``sim/loops/harmonies/decisions.py``.
 Drop a file with a ``Strategy`` subclass into this folder, or name ``module:Class``, to play a
 strategy of your own.
 

@@ -1,9 +1,9 @@
 """Strategies that value a position beyond its score now: ``landscape``, ``animals``, ``planner``.
 
-All three play the same kind of turn (:func:`valued_turn`): for every central space they place
-the tokens one at a time, each time the (token, hex) whose *value* rises most, and play the
-space whose tokens add most value; cubes go down whenever a habitat is complete. The value of a
-board is
+All three play the same kind of turn (:func:`valued_turn`, the search every strategy shares:
+``strategies.harmonies.planning``): for every central space they place the tokens one at a
+time, each time the (token, hex) whose *value* rises most, and play the space whose tokens add
+most value; cubes go down whenever a habitat is complete. The value of a board is
 
     score now  +  w_potential * (partial landscapes)  +  w_cards * (progress of held cards)
 
@@ -39,7 +39,6 @@ from __future__ import annotations
 import numpy as np
 
 from sim.games.harmonies.colours import (
-    BLUE,
     BROWN,
     BUILDING_REQUIREMENT,
     COLOUR_COUNT,
@@ -49,40 +48,13 @@ from sim.games.harmonies.colours import (
     STACK_CODE_BASE,
     YELLOW,
 )
-from sim.games.harmonies.gains import (
-    copy_gain_cache,
-    copy_local_view,
-    fast_local_gain,
-    field_gain,
-    holds_placed_spirit,
-    invalidate,
-    island_gain,
-    note_token_in_view,
-    note_token_placed,
-    prepare_local_view,
-    refresh,
-    river_gain,
-    spirit_gain,
-)
+from sim.games.harmonies.gains import holds_placed_spirit, invalidate
 from sim.games.harmonies.habitats import is_building_at
 from sim.games.harmonies.scoring import spirit_bonus
-from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import ROTATIONS
-from sim.games.harmonies.turn import (
-    may_take_card,
-    place_token,
-    take_card,
-    uncompleted_cards,
-)
+from sim.games.harmonies.turn import may_take_card, take_card, uncompleted_cards
 from sim.jit import compiled, inlined
-from strategies.harmonies.common import (
-    keep_if_better,
-    plan_rest_to_box,
-    play_remembered_plan,
-    remember_plan,
-    restore_board,
-    save_board,
-)
+from strategies.harmonies.common import keep_if_better
 from strategies.harmonies.greedy import greedy_cube_phase
 from strategies.harmonies.ids import (
     POLICY_LANDSCAPE,
@@ -94,8 +66,15 @@ from strategies.harmonies.ids import (
     SLOT_POTENTIAL,
     SLOT_THRESHOLD,
 )
+from strategies.harmonies.planning import (
+    NOT_LEGAL,  # noqa: F401 (the expert imports it from here)
+    space_search,
+    specialise,
+    token_score_gain,
+    token_steps,
+    turn_end,
+)
 
-NOT_LEGAL = -1.0e18  # a hex where a token may not go, in cached first-step values
 ONE_MORE_TOKEN = 0.5  # a lone yellow or an isolated mountain needs a token on another hex too
 SPIRIT_EXPECTED_POINTS = 6.0  # what a spirit's cube is worth before its bonus shows
 LATER_CUBE_DECAY = 0.8  # animals: each further cube of a card is a little less likely
@@ -239,9 +218,25 @@ def area_potential(neighbours, tree_points, mountain_points, building_points,
 # Card targets
 
 
+REQUIREMENT_LEVELS = 4  # a stack holds 3 tokens at most; level 3 of a code reads -1
+
+
+def _requirement_colour_table() -> np.ndarray:
+    """int8[code, level]: :func:`requirement_colour` of every code of up to 3 levels, worked
+    out once (the innermost card-chance loops read it instead of dividing)."""
+    codes = np.arange(STACK_CODE_BASE ** (REQUIREMENT_LEVELS - 1))[:, None]
+    powers = STACK_CODE_BASE ** np.arange(REQUIREMENT_LEVELS)[None, :]
+    return ((codes // powers) % STACK_CODE_BASE - 1).astype(np.int8)
+
+
+REQUIREMENT_COLOURS = _requirement_colour_table()
+
+
 @inlined
 def requirement_colour(requirement, level):
     """Colour at ``level`` of a stack-code requirement (-1 above its top)."""
+    if 0 <= requirement < REQUIREMENT_COLOURS.shape[0] and level < REQUIREMENT_LEVELS:
+        return np.int64(REQUIREMENT_COLOURS[requirement, level])
     return (requirement // STACK_CODE_BASE ** level) % STACK_CODE_BASE - 1
 
 
@@ -494,38 +489,6 @@ def valued_card_choice(tables, public, player, generator, work, policy):
 
 
 @compiled(always_inline=True)
-def token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed):
-    """What a ``colour`` token on the legal ``hex_index`` adds to the score now (landscapes,
-    water, and a placed spirit's bonus), from ``work``'s local view and gain cache. The board
-    is left unchanged."""
-    stacks, heights = public.stacks, public.heights
-    neighbours = tables.neighbours
-    scratch, cache = work.scratch, work.cache
-    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
-                                  tables.building_points, tables.building_min_colours, heights,
-                                  player, work.trial_view, hex_index, colour))
-    if colour == YELLOW:
-        value += field_gain(neighbours, cache.yellow_labels, cache.yellow_sizes,
-                            tables.field_min_group, tables.field_group_points, hex_index)
-    elif colour == BLUE:
-        if tables.water_is_river:
-            heights[player, hex_index] = 1  # blue only goes on empty hexes
-            stacks[player, hex_index, 0] = BLUE
-            value += river_gain(neighbours, cache.blue_labels, cache.blue_diameters,
-                                cache.numbers, tables.river_points,
-                                tables.river_points_per_extra_token, scratch.member,
-                                scratch.distance, scratch.queue, hex_index)
-            heights[player, hex_index] = 0
-        else:
-            value += island_gain(neighbours, tables.island_points, cache.numbers, stacks,
-                                 heights, player, scratch.member, scratch.labels,
-                                 scratch.sizes, scratch.queue, hex_index)
-    if spirit_placed:
-        value += spirit_gain(tables, public, player, hex_index, colour, scratch, cache)
-    return value
-
-
-@compiled(always_inline=True)
 def token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
                 spirit_placed, cards_before):
     """Value added by a ``colour`` token on the legal ``hex_index``: its score gain, plus the
@@ -561,71 +524,72 @@ def token_value(tables, public, player, work, hex_index, colour, w_potential, w_
 
 
 @compiled(always_inline=True)
+def valued_plan_start(tables, public, player, work, policy):
+    """What the value reads for the whole plan: (w_potential, w_cards, a placed spirit is
+    held)."""
+    return (work.parameters[player, SLOT_POTENTIAL], work.parameters[player, SLOT_CARDS],
+            holds_placed_spirit(tables, public, player))
+
+
+@compiled(always_inline=True)
+def valued_step_start(tables, public, player, work, step, plan, policy):
+    """The plan's weights and the worth of the card targets on the board as it is this step:
+    (w_potential, w_cards, spirit placed, cards before)."""
+    w_potential, w_cards, spirit_placed = plan
+    cards_before = 0.0
+    if w_cards > 0:
+        cards_before = cards_worth(work, public.stacks, public.heights, public.cube_heights,
+                                   player, work.supply)
+    return w_potential, w_cards, spirit_placed, cards_before
+
+
+@compiled(always_inline=True)
+def first_values_never_reused(work, colour, step_context):
+    """A value reads potentials and card targets beyond what a token changes nearby: after
+    the first step every value is worked out again."""
+    return False
+
+
+@compiled(always_inline=True)
+def valued_token_step_value(tables, public, player, work, hex_index, colour, step_context):
+    """:func:`token_value` with the step's weights and card worth."""
+    w_potential, w_cards, spirit_placed, cards_before = step_context
+    return token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
+                       spirit_placed, cards_before)
+
+
+@compiled(always_inline=True)
+def valued_token_planned(tables, work, plan, hex_index, colour, covered_top):
+    """The plan's weights do not change with its tokens."""
+    return plan
+
+
+@inlined  # returns a workspace array: pasted in, not a call
+def valued_first_value_table(work):
+    """The valued strategies' first-step values (floats)."""
+    return work.first_step_values
+
+
+valued_token_steps = specialise(
+    token_steps, "valued_token_steps", __name__, plan_start=valued_plan_start,
+    step_start=valued_step_start, first_value_table=valued_first_value_table,
+    first_values_reusable=first_values_never_reused,
+    first_value_holds=first_values_never_reused, token_value=valued_token_step_value,
+    token_planned=valued_token_planned)
+
+
+@compiled(always_inline=True)
 def valued_token_plan(tables, public, player, generator, work, token_count, policy):
     """Place ``work.tokens`` one at a time, each step the (token, hex) of largest value (ties
     at random), recording the order in ``work.plan_*``; returns the total value. The tokens
     stay on the board (callers save and restore it)."""
-    w_potential = work.parameters[player, SLOT_POTENTIAL]
-    w_cards = work.parameters[player, SLOT_CARDS]
-    work.token_left[:] = 0
-    work.token_left[:token_count] = 1
-    stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
-    spirit_placed = holds_placed_spirit(tables, public, player)
-    copy_local_view(work.start_view, work.trial_view)
-    total = 0.0
-    for step in range(token_count):
-        best_value = NOT_LEGAL
-        best_token = -1
-        best_hex = -1
-        ties = 0
-        refresh(tables, public, player, work.scratch, work.cache)
-        cards_before = 0.0
-        if w_cards > 0:
-            cards_before = cards_worth(work, stacks, heights, cube_heights, player, work.supply)
-        for token in range(token_count):
-            if work.token_left[token] == 0:
-                continue
-            colour = work.tokens[token]
-            repeated = False  # a colour already tried this step gives the same options
-            for earlier in range(token):
-                if work.token_left[earlier] and work.tokens[earlier] == colour:
-                    repeated = True
-            if repeated:
-                continue
-            # Every space starts from the same board: first-step values are worked out once.
-            cached = step == 0 and work.first_step_ready[colour] == 1
-            for hex_index in range(tables.hex_count):
-                if cached:
-                    value = work.first_step_values[colour, hex_index]
-                    if value == NOT_LEGAL:
-                        continue
-                elif not can_place_token(stacks, heights, cube_heights, player, hex_index,
-                                         colour):
-                    if step == 0:
-                        work.first_step_values[colour, hex_index] = NOT_LEGAL
-                    continue
-                else:
-                    value = token_value(tables, public, player, work, hex_index, colour,
-                                        w_potential, w_cards, spirit_placed, cards_before)
-                    if step == 0:
-                        work.first_step_values[colour, hex_index] = value
-                better, ties = keep_if_better(value, best_value, ties, generator)
-                if better:
-                    best_value, best_token, best_hex = value, token, hex_index
-            if step == 0:
-                work.first_step_ready[colour] = 1
-        if best_token < 0:
-            plan_rest_to_box(work, step, token_count)
-            return total
-        colour = work.tokens[best_token]
-        place_token(public, player, best_hex, colour)
-        note_token_placed(work.cache, colour)
-        note_token_in_view(tables.neighbours, stacks, heights, player, work.trial_view, best_hex)
-        work.token_left[best_token] = 0
-        work.plan_colours[step] = colour
-        work.plan_hexes[step] = best_hex
-        total += best_value
-    return total
+    return valued_token_steps(tables, public, player, generator, work, token_count, 0, policy)
+
+
+valued_space_search = specialise(space_search, "valued_space_search", __name__,
+                                 space_value=valued_token_plan)
+valued_turn_end = specialise(turn_end, "valued_turn_end", __name__,
+                             card_choice=valued_card_choice, place_cubes=greedy_cube_phase)
 
 
 @compiled
@@ -638,39 +602,6 @@ def valued_turn(tables, public, player, generator, work, policy):
     if took_card:
         greedy_cube_phase(tables, public, player, generator, work)
     choose_targets(tables, public, player, work)
-    work.first_step_ready[:] = 0
-    prepare_local_view(tables.neighbours, public.stacks, public.heights, player,
-                       work.start_view)
-
-    save_board(tables, public, player, work)
-    # Every space is tried from this board: its gain cache is worked out once and put back
-    # after each trial (the same contents a fresh refresh would give).
-    refresh(tables, public, player, work.scratch, work.cache)
-    copy_gain_cache(work.cache, work.start_cache)
-    best_value = NOT_LEGAL
-    best_space = -1
-    token_count = tables.tokens_per_space
-    ties = 0
-    for space in range(tables.central_spaces):
-        count = public.central_count[space]
-        if count == 0:
-            continue
-        for slot in range(count):
-            work.tokens[slot] = public.central[space, slot]
-        value = valued_token_plan(tables, public, player, generator, work, count, policy)
-        restore_board(tables, public, player, work)
-        copy_gain_cache(work.start_cache, work.cache)
-        better, ties = keep_if_better(value, best_value, ties, generator)
-        if better:
-            best_value = value
-            best_space = space
-            token_count = count
-            remember_plan(work, count)
-
-    play_remembered_plan(tables, public, player, work, best_space, token_count)
-    greedy_cube_phase(tables, public, player, generator, work)
-    if not took_card and valued_card_choice(tables, public, player, generator, work, policy):
-        took_card = True
-        greedy_cube_phase(tables, public, player, generator, work)
-    invalidate(work.cache)
-    return best_space, took_card
+    space, token_count = valued_space_search(tables, public, player, generator, work, policy)
+    return valued_turn_end(tables, public, player, generator, work, policy, space, token_count,
+                           took_card)
