@@ -12,28 +12,34 @@ Speed: a move changes the board on its own hexes only. A token's value works out
 the potentials and card targets it can change, and a whole move's judge reads every card
 habitat's chance from the start of the search (:data:`SearchCache`) except for the habitats
 covering the move's hexes, and of those only the cells on them; a later token step reads a
-token's first-step value where the tokens before it are 3 or more hexes away
-(:func:`first_value_holds`), and every trial starts from the search start's gain cache. Cached
-numbers are the very numbers a full recount gives, summed and compared in the same order, so
-the games are those of the full recount, move for move.
+token's first-step value where no token before it lies in its reach (:func:`note_value_reach`:
+its neighbours, and hexes two away unless every hex between is quiet), a blue's river gain and a
+yellow's field gain are the start board's until a blue or yellow is placed, potentials are
+worked out again only on the newest token's hex and the neighbours that read it, and every
+trial starts from the search start's gain cache. Cached numbers are the very numbers a full
+recount gives, summed and compared in the same order, so the games are those of the full
+recount, move for move. Every function is declared through :mod:`sim.jit` (no reference
+counting unless it allocates, the small hot ones pasted into their callers).
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
-from sim.games.harmonies.colours import BLUE, GRAY, GREEN, RED, YELLOW
+from sim.games.harmonies.colours import BLUE, BROWN, GRAY, GREEN, RED, YELLOW
 from sim.games.harmonies.gains import (
     copy_gain_cache,
     copy_local_view,
+    fast_local_gain,
     holds_placed_spirit,
     invalidate,
     note_token_in_view,
     note_token_placed,
     prepare_local_view,
     refresh,
+    river_gain,
+    spirit_gain,
 )
 from sim.games.harmonies.scoring import score_player, spirit_bonus
 from sim.games.harmonies.stacking import can_place_token
@@ -112,7 +118,7 @@ LEAD_SCALE = 10.0  # points of lead (or deficit) at which the rush is full
 # The clock
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def turns_to_fill(tables, public, player):
     """Turns ``player``'s board can still take before it ends the game, at the rate it has
     filled hexes so far (FIRST_TURNS_RATE before its first turn, at least MIN_FILL_RATE)."""
@@ -127,7 +133,7 @@ def turns_to_fill(tables, public, player):
     return (empty - tables.end_when_empty_hexes_at_most) / rate
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def clock_share(tables, public, player, fade_turns):
     """How much this player's own board sets the end of the game: 1 when its turns left (its
     empty hexes at its own filling rate so far) are no more than every other board's (at
@@ -151,7 +157,7 @@ def clock_share(tables, public, player, fade_turns):
     return max(0.0, 1.0 - (own - other) / fade_turns)
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def score_lead(tables, public, player, work):
     """This player's score now less the best other player's."""
     own = score_player(tables, public, player, work.scratch, work.scores)
@@ -163,7 +169,7 @@ def score_lead(tables, public, player, work):
     return float(own - best_other) if tables.players > 1 else 0.0
 
 
-@njit(cache=True)
+@compiled
 def space_charge_now(tables, public, player, work):
     """Points charged for a token on an empty hex this turn: ``space`` times the clock share;
     with ``rush``, less up to ``rush`` when ahead (filling fast ends a game one leads) and more
@@ -185,7 +191,7 @@ def space_charge_now(tables, public, player, work):
 # Spirit and cards
 
 
-@njit(cache=True)
+@compiled
 def expert_choose_spirit(tables, offers):
     """Of the two offered spirits (card indices), the one of the higher preference."""
     first = SPIRIT_PREFERENCE[tables.card_ids[offers[0]]]
@@ -193,7 +199,7 @@ def expert_choose_spirit(tables, offers):
     return 1 if second > first else 0
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def expert_card_choice(tables, public, player, generator, work, turns_left):
     """Take the face-up card of highest expected points when it beats the threshold plus the
     slot charge for every open card held; True when a card was taken."""
@@ -218,7 +224,7 @@ def expert_card_choice(tables, public, player, generator, work, turns_left):
     return True
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def expert_target_value(tables, public, player, slot, scratch, track, spirit_points):
     """What the next cube of the card in ``slot`` is worth to the expert: the planner's next
     cube's points, blended (weight ``track``) with the mean step of the rest of the card's
@@ -238,7 +244,7 @@ def expert_target_value(tables, public, player, slot, scratch, track, spirit_poi
     return (1.0 - track) * points + track * mean_step
 
 
-@njit(cache=True)
+@compiled
 def best_other_placement(tables, stacks, heights, cube_heights, player, card, supply,
                          taken_hexes, taken_count):
     """(chance, rotation, cube hex) of the likeliest spot for ``card``'s habitat whose cube
@@ -261,7 +267,7 @@ def best_other_placement(tables, stacks, heights, cube_heights, player, card, su
     return best, best_rotation, best_hex
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def add_later_targets(tables, public, player, work, second, third):
     """For every held card with cubes after its next one, later targets: the likeliest
     habitat for the cube after the next on another cube hex, worth ``second`` times that
@@ -360,7 +366,7 @@ def offer_worth_from_spots(tables, public, player, card, supply, turns_left, lat
     return worth
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def expert_offer_worth(tables, public, player, card, supply, turns_left, later, later_share):
     """Expected points of taking ``card`` now. ``later`` 0: the planner's
     (:func:`valued.card_offer_worth`). ``later`` 1: the second cube is valued at the
@@ -378,7 +384,7 @@ def expert_offer_worth(tables, public, player, card, supply, turns_left, later, 
                                   later_share, hex_best)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def expert_choose_targets(tables, public, player, work, track, spirit_points, second, third):
     """The planner's targets (:func:`valued.choose_targets`) with the expert's cube values,
     plus later targets (:func:`add_later_targets`) when ``second`` > 0."""
@@ -396,7 +402,7 @@ def expert_choose_targets(tables, public, player, work, track, spirit_points, se
 # Tokens
 
 
-@njit(cache=True)
+@compiled
 def note_hex_potentials(tables, public, player, work, token_cost, row):
     """Potential of every hex of the board as it is, into ``work.hex_potentials[row]`` (row 0:
     the board at the start of the turn's trials, row 1: during a trial)."""
@@ -407,25 +413,35 @@ def note_hex_potentials(tables, public, player, work, token_cost, row):
             public.cube_heights, player, hex_index, work.supply, token_cost)
 
 
-@njit(cache=True)
-def note_potentials_near_plan(tables, public, player, work, token_cost, placed):
-    """:func:`note_hex_potentials` into row 1 for the board with the first ``placed`` tokens
-    of ``work.plan_hexes`` added to the board of row 0: a potential depends on its hex and
-    the 6 around it only, so only the hexes of those tokens and their neighbours are worked
-    out again; the rest are row 0's numbers."""
-    work.hex_potentials[1, :] = work.hex_potentials[0, :]
-    for step in range(placed):
-        hex_index = work.plan_hexes[step]
+@compiled(always_inline=True)
+def note_potentials_near_plan(tables, public, player, work, token_cost, step, first_step):
+    """:func:`note_hex_potentials` into row 1 for the board with the first ``step`` tokens of
+    ``work.plan_hexes`` added to the board of row 0. A potential depends on its hex and, when
+    it reads its neighbours (:func:`potential_reads_neighbours`), their tops only; so after a
+    token only its hex and the neighbours that read theirs are worked out again, and the rest
+    keep their numbers. At ``first_step`` (or step 1) row 1 starts from row 0 with every token
+    placed so far; later steps add the newest token to the row the step before left."""
+    if step == first_step or step == 1:
+        for hex_index in range(tables.hex_count):
+            work.hex_potentials[1, hex_index] = work.hex_potentials[0, hex_index]
+        oldest = 0
+    else:
+        oldest = step - 1
+    for placed in range(oldest, step):
+        hex_index = work.plan_hexes[placed]
         if hex_index < 0:
             continue
         for direction in range(7):
             near = hex_index if direction == 6 else tables.neighbours[hex_index, direction]
-            if near >= 0:
-                work.hex_potentials[1, near] = hex_potential(
-                    tables.neighbours, tables.tree_points, tables.mountain_points,
-                    tables.building_points, tables.building_min_colours, public.stacks,
-                    public.heights, public.cube_heights, player, near, work.supply,
-                    token_cost)
+            if near < 0:
+                continue
+            if direction < 6 and not potential_reads_neighbours(
+                    public.stacks, public.heights, public.cube_heights, player, near):
+                continue
+            work.hex_potentials[1, near] = hex_potential(
+                tables.neighbours, tables.tree_points, tables.mountain_points,
+                tables.building_points, tables.building_min_colours, public.stacks,
+                public.heights, public.cube_heights, player, near, work.supply, token_cost)
 
 
 @compiled(always_inline=True)
@@ -583,14 +599,46 @@ def cards_worth_after_token_in_search(work, stacks, heights, cube_heights, playe
 
 
 @compiled(always_inline=True)
+def search_score_gain(tables, public, player, work, hex_index, colour, spirit_placed, search,
+                      river_from_start):
+    """:func:`valued.token_score_gain` with a blue token's river gain (side A) read from
+    ``search`` when ``river_from_start``: no blue token has been placed since the search's
+    start, and a river gain reads the blue groups only, so it is the start board's number
+    (worked out the first time a hex asks). The same terms in the same order."""
+    if colour != BLUE or not tables.water_is_river or not river_from_start:
+        return token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
+    stacks, heights = public.stacks, public.heights
+    neighbours = tables.neighbours
+    value = float(fast_local_gain(neighbours, tables.tree_points, tables.mountain_points,
+                                  tables.building_points, tables.building_min_colours, heights,
+                                  player, work.trial_view, hex_index, colour))
+    # As token_score_gain leaves it: blue only goes on empty hexes, and the level above the
+    # stack keeps the blue written there.
+    stacks[player, hex_index, 0] = BLUE
+    if search.river_known[hex_index] == 0:
+        scratch, cache = work.scratch, work.cache
+        search.river_gains[hex_index] = river_gain(
+            neighbours, cache.blue_labels, cache.blue_diameters, cache.numbers,
+            tables.river_points, tables.river_points_per_extra_token, scratch.member,
+            scratch.distance, scratch.queue, hex_index)
+        search.river_known[hex_index] = 1
+    value += search.river_gains[hex_index]
+    if spirit_placed:
+        value += spirit_gain(tables, public, player, hex_index, colour, work.scratch, work.cache)
+    return value
+
+
+@compiled(always_inline=True)
 def search_token_value(tables, public, player, work, hex_index, colour, w_potential, w_cards,
                        spirit_placed, cards_before, space_charge, token_cost, potentials,
-                       search):
+                       search, river_from_start):
     """:func:`expert_token_value` from the search's caches: whether the hex is a target's
-    (:func:`note_target_cells`) and the step's target cells' chances
-    (:func:`note_target_parts`); the same terms in the same order, so the same number."""
+    (:func:`note_target_cells`), the step's target cells' chances (:func:`note_target_parts`)
+    and the start board's river gains (:func:`search_score_gain`); the same terms in the same
+    order, so the same number."""
     stacks, heights = public.stacks, public.heights
-    value = token_score_gain(tables, public, player, work, hex_index, colour, spirit_placed)
+    value = search_score_gain(tables, public, player, work, hex_index, colour, spirit_placed,
+                              search, river_from_start)
     height = heights[player, hex_index]
     if height == 0:
         value -= space_charge
@@ -614,18 +662,17 @@ def search_token_value(tables, public, player, work, hex_index, colour, w_potent
 @compiled(always_inline=True)
 def first_value_holds(search, hex_index, placed, placed_on_target):
     """True when a token's first-step value on ``hex_index`` (the board at the search's start)
-    is its value on the board with tokens on the hexes of the bit mask ``placed``, for a
-    colour other than yellow and blue and no placed spirit (a yellow's or blue's gain reads
-    whole fields and rivers, a spirit's the whole board): every token placed is 3 or more hexes
-    away (what a value reads lies within 2: its hex's stack, its neighbours' and their
-    neighbours' tops, the potentials of its hex and neighbours), and when one is on a target's
-    hex the hex is no target's (the card term then adds the very same worths)."""
-    if search.near[hex_index] & placed:
+    is its value on the board with tokens on the hexes of the bit mask ``placed``, given a
+    colour whose gain reads no whole field or river changed since the start (see
+    :func:`expert_steps`) and no placed spirit (a spirit's gain reads the whole board): no
+    token placed lies in the hex's reach (:func:`note_value_reach`), and when one is on a
+    target's hex the hex is no target's (the card term then adds the very same worths)."""
+    if search.reach[hex_index] & placed:
         return False
     return not (placed_on_target and search.target_touches[hex_index])
 
 
-@njit(cache=True)
+@compiled
 def expert_steps(tables, public, player, generator, work, token_count, space_charge,
                  first_step, search):
     """Place the tokens still in hand one at a time from plan position ``first_step`` on, each
@@ -648,8 +695,18 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
             cards_before = note_target_parts(work, stacks, heights, cube_heights, player,
                                              search)
         if step > 0 and w_potential > 0:
-            note_potentials_near_plan(tables, public, player, work, token_cost, step)
+            note_potentials_near_plan(tables, public, player, work, token_cost, step,
+                                      first_step)
         potentials = work.hex_potentials[0 if step == 0 else 1]
+        # Fields and rivers change only with a yellow or a blue token (nothing goes on
+        # either): until one is placed their gains are the start board's.
+        river_from_start = True
+        fields_from_start = True
+        for earlier in range(step):
+            if work.plan_colours[earlier] == BLUE:
+                river_from_start = False
+            if work.plan_colours[earlier] == YELLOW:
+                fields_from_start = False
         # A later step may read a first-step value where the tokens placed so far change
         # nothing it is worked out from (:func:`first_value_holds`).
         placed = np.uint64(0)
@@ -671,7 +728,9 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
             # Every space starts from the same board: first-step values are worked out once.
             cached = step == 0 and work.first_step_ready[colour] == 1
             reuse_colour = (reuse and work.first_step_ready[colour] == 1
-                            and colour != YELLOW and colour != BLUE)
+                            and (colour != YELLOW or fields_from_start)
+                            and (colour != BLUE or (river_from_start
+                                                    and tables.water_is_river)))
             for hex_index in range(tables.hex_count):
                 if cached or (reuse_colour and first_value_holds(search, hex_index, placed,
                                                                  placed_on_target)):
@@ -687,7 +746,7 @@ def expert_steps(tables, public, player, generator, work, token_count, space_cha
                     value = search_token_value(tables, public, player, work, hex_index,
                                                colour, w_potential, w_cards, spirit_placed,
                                                cards_before, space_charge, token_cost,
-                                               potentials, search)
+                                               potentials, search, river_from_start)
                     if step == 0:
                         work.first_step_values[colour, hex_index] = value
                 better, ties = keep_if_better(value, best_value, ties, generator)
@@ -740,7 +799,7 @@ def add_next_cubes_worth(total, tables, public, player, work, slot, hex_best, sp
     return total
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def dynamic_cards_worth(tables, public, player, work, spirit_points, second, third):
     """Expected points of every held card's next cubes at their likeliest habitats on the
     board as it is now (not the targets fixed at the turn's start): the next cube at its best
@@ -759,7 +818,7 @@ def dynamic_cards_worth(tables, public, player, work, spirit_points, second, thi
     return total
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def retarget_change(tables, public, player, work):
     """What re-choosing the card targets after a plan adds to its value: ``retarget`` times
     the card weight times the likeliest habitats' worth less the fixed targets' worth, both on
@@ -778,7 +837,7 @@ def retarget_change(tables, public, player, work):
     return share * w_cards * (dynamic - fixed)
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def best_offer_worth(tables, public, player, work, turns_left):
     """The largest expected points among the face-up cards on the board as it is."""
     best = 0.0
@@ -816,11 +875,13 @@ SearchCache = namedtuple("SearchCache", [
     "target_cells",  # uint64[K] bit h set when the target covers hex h (boards of <= 64 hexes)
     "start_target_worths",  # float64[K] each target's worth at the search's start
     "all_target_cells",  # uint64[1] the union of ``target_cells``
-    "near",  # uint64[H] bit h set for every hex within 2 steps of the hex (itself included)
+    "reach",  # uint64[H] bit h set when a token on h may change the hex's token values
+    "river_known",  # uint8[H] 1 once ``river_gains`` holds the hex's number
+    "river_gains",  # int64[H] a blue token's river gain on the board at the search's start
 ])
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def new_search_cache(tables, public, work):
     """A :data:`SearchCache` for ``tables``'s boards, unfilled."""
     entries = public.held_cards.shape[1] + public.card_row.shape[0]
@@ -837,38 +898,62 @@ def new_search_cache(tables, public, work):
                        np.zeros(tables.hex_count, dtype=np.uint8),
                        np.empty(targets, dtype=np.float64), np.zeros(targets, dtype=np.uint64),
                        np.empty(targets, dtype=np.float64), np.zeros(1, dtype=np.uint64),
-                       near_hexes(tables))
+                       np.zeros(tables.hex_count, dtype=np.uint64),
+                       np.zeros(tables.hex_count, dtype=np.uint8),
+                       np.zeros(tables.hex_count, dtype=np.int64))
 
 
-@njit(cache=True)
-def near_hexes(tables):
-    """For each hex, the bit mask of the hexes within 2 steps of it, itself included (all 0
-    on a board of more than 64 hexes, where masks are not used)."""
-    near = np.zeros(tables.hex_count, dtype=np.uint64)
+@compiled
+def note_value_reach(tables, public, player, search):
+    """For each hex x, the bit mask of the hexes where a token may change the value of a token
+    on x (all 0 on a board of more than 64 hexes, where masks are not used): x, its neighbours,
+    and a hex two steps away unless every hex between them is quiet on the board as it is
+    (:func:`quiet_between`). What a token's value reads lies within 2 steps; two steps away it
+    reads only through a hex between them, and only when that hex is a mountain's or
+    building's piece, or a stack whose potential reads its neighbours. The hexes between are
+    not in the plan's tokens (a token there is a neighbour of x), so they stay as they are
+    through the search."""
+    for hex_index in range(tables.hex_count):
+        search.reach[hex_index] = 0
     if not may_cache_spots(tables):
-        return near
+        return
     for hex_index in range(tables.hex_count):
         mask = np.uint64(1) << np.uint64(hex_index)
         for direction in range(6):
             neighbour = tables.neighbours[hex_index, direction]
-            if neighbour < 0:
+            if neighbour >= 0:
+                mask |= np.uint64(1) << np.uint64(neighbour)
+        for direction in range(6):
+            neighbour = tables.neighbours[hex_index, direction]
+            if neighbour < 0 or quiet_between(public, player, neighbour):
                 continue
-            mask |= np.uint64(1) << np.uint64(neighbour)
             for further in range(6):
                 second = tables.neighbours[neighbour, further]
                 if second >= 0:
                     mask |= np.uint64(1) << np.uint64(second)
-        near[hex_index] = mask
-    return near
+        search.reach[hex_index] = mask
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
+def quiet_between(public, player, hex_index):
+    """True when a token next to ``hex_index`` cannot change, through it, the value of a token
+    on its other side: the hex is empty or shows green, blue or brown. A gray top reads the
+    gray around it (mountains), a red one may be a building (it reads the colours around it),
+    and a gray, yellow or red top's potential reads its neighbours."""
+    height = public.heights[player, hex_index]
+    if height == 0:
+        return True
+    top = public.stacks[player, hex_index, height - 1]
+    return top == GREEN or top == BLUE or top == BROWN
+
+
+@compiled(always_inline=True)
 def may_cache_spots(tables):
     """True when a board's hexes fit a :data:`SearchCache` bit mask."""
     return tables.hex_count <= 64
 
 
-@njit(cache=True)
+@compiled
 def note_card_spots(tables, public, player, supply, search, entry, card):
     """Fill ``search``'s entry ``entry`` for ``card`` on the board as it is: every spot's
     chance (:func:`valued.placement_chance`: the product of its cells' chances in cell order,
@@ -911,12 +996,14 @@ def note_card_spots(tables, public, player, supply, search, entry, card):
         search.start_best[entry, cube_hex] = best
 
 
-@njit(cache=True)
+@compiled
 def note_target_cells(tables, public, player, work, search):
     """Fill ``search``'s facts about the turn's targets (fixed for the search): the hexes each
     covers, its fresh chance and its worth on the board as it is."""
-    search.target_covers[:] = 0
-    search.target_touches[:] = 0
+    for hex_index in range(tables.hex_count):
+        search.target_touches[hex_index] = 0
+        for target in range(search.target_covers.shape[0]):
+            search.target_covers[target, hex_index] = 0
     search.all_target_cells[0] = 0
     for target in range(work.target_slot.shape[0]):
         mask = np.uint64(0)
@@ -937,7 +1024,7 @@ def note_target_cells(tables, public, player, work, search):
         search.all_target_cells[0] |= mask
 
 
-@njit(cache=True)
+@compiled
 def note_search_start(tables, public, player, work, search, with_offers):
     """Fill ``search`` for the board at the start of the search: every held card with cubes
     left, and with ``with_offers`` every face-up card."""
@@ -1063,7 +1150,7 @@ def best_offer_worth_after(tables, public, player, work, turns_left, search, cha
     return best
 
 
-@njit(cache=True)
+@compiled
 def judged_whole_move(total, tables, public, player, work, offer_weight, turns_left, search,
                       token_count):
     """``total``, the sum of a move's token steps, with the whole move judged (its
@@ -1084,7 +1171,7 @@ def judged_whole_move(total, tables, public, player, work, offer_weight, turns_l
     return total
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def expert_token_plan(tables, public, player, generator, work, token_count, space_charge,
                       beam, offer_weight, turns_left, search):
     """Plan the tokens of ``work.tokens`` into ``work.plan_*``; returns the plan's value.
@@ -1160,7 +1247,7 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
     return best_total
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def next_player_gains(tables, public, player, generator, work, gains):
     """``gains[space]``: the immediate score gain the next player in turn order would make
     from each central space (``greedy``'s token plan on their board; 0 solo). Public
@@ -1186,7 +1273,7 @@ def next_player_gains(tables, public, player, generator, work, gains):
     work.first_step_ready[:] = 0
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def best_left_over(gains, taken):
     """The largest of ``gains`` over every space but ``taken``."""
     best = 0.0
@@ -1196,7 +1283,7 @@ def best_left_over(gains, taken):
     return best
 
 
-@njit(cache=True)
+@compiled(always_inline=True)
 def empty_hexes_in_plan(tables, public, player, work, token_count):
     """How many of the hexes in ``work.plan_hexes`` are empty on the board as it is (a hex
     counted once however many of the plan's tokens go on it): the plan's space charges."""
@@ -1214,7 +1301,7 @@ def empty_hexes_in_plan(tables, public, player, work, token_count):
     return covered
 
 
-@njit(cache=True)
+@compiled
 def space_plan_value(tables, public, player, generator, work, space, space_charge, beam,
                      denial, opponent_gains, offer_weight, turns_left, search):
     """Value of taking central ``space``: its best token plan (left in ``work.plan_*``, the
@@ -1236,7 +1323,7 @@ def space_plan_value(tables, public, player, generator, work, space, space_charg
     return value
 
 
-@njit(cache=True)
+@compiled
 def best_space_plan(tables, public, player, generator, work, spaces, space_charge, beam,
                     denial, opponent_gains, offer_weight, turns_left, values, search):
     """Of the central ``spaces`` (in that order), the one of the highest
@@ -1262,7 +1349,7 @@ def best_space_plan(tables, public, player, generator, work, spaces, space_charg
     return best_space, token_count
 
 
-@njit(cache=True)
+@compiled(refcounts=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
     invalidate(work.cache)
@@ -1300,6 +1387,7 @@ def expert_turn(tables, public, player, generator, work):
     refresh(tables, public, player, work.scratch, work.cache)
     copy_gain_cache(work.cache, work.start_cache)
     search = new_search_cache(tables, public, work)
+    note_value_reach(tables, public, player, search)
     note_target_cells(tables, public, player, work, search)
     if may_cache_spots(tables):
         note_search_start(tables, public, player, work, search, offer_weight > 0)
