@@ -1,10 +1,14 @@
-"""The small interface through which the runner, the store, the reports and the CLI know a game.
+"""The interface through which the runner, the store, the statistics, the reports and the CLI
+know a game: the ``Game`` class and the dataclasses a game declares itself with.
 
 A game provides one ``Game`` subclass (``sim/loops/<game>/game.py``) and registers it in the
-``sim.games`` entry-point group (``sim.games.registry``). Everything game-specific (rules, data
-files, strategies, what a row of results holds, the notes its reports need) is declared on it;
-the runner only asks it to play a shard of seeded games and gets back named columns with one row
-per (game, seat).
+``sim.games`` entry-point group (``sim.games.registry``). Everything game-specific is declared
+on it: rules parameters and how they are tuned (``RulesParameter``, ``RulesTuning``), data
+files, strategies, what a row of results holds, the analyses the shared statistics compute for
+it (``GameAnalysis``: ``RandomisedCountEffect``, ``RotatingRoleAssociation``,
+``RemovedItemsEffect``), its cards (``CardColumns``, ``DraftColumns``) and deal covariates, and
+the notes its reports need. The runner only asks it to play a shard of seeded games and gets
+back named columns with one row per (game, seat).
 """
 
 from __future__ import annotations

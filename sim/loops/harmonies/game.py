@@ -1,5 +1,6 @@
 """Harmonies behind the ``Game`` interface: data folder, rules parameters, shards of games, one
-logged game for ``sim play``, board files for ``sim score``, drawings for the reports."""
+logged game for ``sim play``, board files for ``sim score``, drawings for the reports, and the
+card and draft columns, deal covariates and recorded human play its reports read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Legendary Forests behind the ``Game`` interface: parameters, data, shards, one verbose game."""
+"""Legendary Forests behind the ``Game`` interface: rules parameters and the tree-supply tuning,
+data, shards of games (through its loop, or the Python driver for Python strategies), one
+verbose game, planet files for ``sim score``, and the analyses and deal covariates the shared
+statistics compute for it."""
 
 from __future__ import annotations
 
