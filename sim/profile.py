@@ -168,7 +168,7 @@ def format_interval(interval: MeanInterval) -> str:
 
 
 def _figure_name(game: Game, name: str) -> str:
-    """What a column counts, in words: ``points_buildings`` -> "points from buildings", else
+    """What a column counts, in words: ``points_roads`` -> "points from roads", else
     the column's description up to its first bracket."""
     if name == SCORE_COLUMN:
         return "points in total"

@@ -45,8 +45,8 @@ STRATEGY_COPIES = f"{INPUT_DIR}/strategies"
 COMPRESSION = "zstd"
 # zstd's fastest level, and no column statistics: nothing here reads them (every report scans
 # whole columns), and together they cut a 10,000-game shard's Parquet writing by about a
-# fifth (about 3 ms of a core); Legendary Forests files come out about 6% bigger,
-# Harmonies' about 3% smaller. Encoding is the share of a shard that one worker hides on
+# fifth (about 3 ms of a core); of the two shipped games' files one comes out about 6%
+# bigger, the other about 3% smaller. Encoding is the share of a shard that one worker hides on
 # another core and several workers cannot.
 COMPRESSION_LEVEL = 1
 # The manifest field that records, per finished shard, each of its files with size and hash.

@@ -110,14 +110,6 @@ NOT_YET_MOVED: dict[tuple[str, str], str] = {
     ("sim/__init__.py", "legendary forests"): "compile-flag measurements quoted in a comment",
     ("sim/compiling.py", "harmonies"): "an example of the compile line's wording",
     ("sim/jit.py", "legendary forests"): "a timing measured on its planner quoted in the docs",
-    ("sim/store.py", "harmonies"): "file-size measurements quoted in a comment",
-    ("sim/store.py", "legendary forests"): "file-size measurements quoted in a comment",
-    ("sim/profile.py", "points_buildings"): "an example of a column's wording in a docstring",
-    ("sim/report/cards.py", "harmonies"): "an example of a card game in the module docstring",
-    ("sim/stats/cards.py", "harmonies"): "examples of cards and drafts in docstrings/comments",
-    ("sim/stats/categories.py", "harmonies"): "an example of point categories in the docstring",
-    ("sim/stats/skill.py", "harmonies"): "an example of a game's tie-break in the docstring",
-    ("sim/stats/synthetic_cards.py", "card_points"): "the synthetic card game's own column",
 }
 
 

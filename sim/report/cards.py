@@ -1,5 +1,6 @@
-"""The report's card sections: cards taken from a face-up offer (e.g. Harmonies' animal cards)
-and cards dealt face down and kept (its nature spirits), in the words the game gives them
+"""The report's card sections: cards taken from a face-up offer (e.g. a row of
+animal cards to pick from) and cards dealt face down and kept (e.g. two dealt, one kept), in the
+words the game gives them
 (``Game.card_columns`` / ``Game.draft_columns``). Statistics: ``sim.stats.cards``."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 kept, are too strong or too weak (rows store; the columns come from the game:
 ``Game.card_columns`` and ``Game.draft_columns``).
 
-Players choose which cards they hold, and holding follows doing well (in Harmonies a player
-may take a card only while holding fewer than 4 unfinished ones), so comparing holders with
+Players choose which cards they hold, and holding follows doing well (a game may let a
+player take a card only while holding fewer than 4 unfinished ones), so comparing holders with
 the others measures success, not the card: every card "adds" points that way. The effects
 here come only from what the deal randomises.
 
@@ -41,7 +41,7 @@ same for every seat of a game and every replicate of a deal):
   per card held, the round each was taken, seat and strategy; "holders score N more, other
   things equal", which includes whatever made them able to hold it.
 
-Cards dealt face down and kept (``DraftColumns``, e.g. Harmonies' nature spirits: 2 of 10 dealt,
+Cards dealt face down and kept (``DraftColumns``, e.g. 2 of 10 dealt,
 1 kept): the dealt effect (ITT of being dealt c: own score on the dealt indicators, effects
 coded, seat and strategy fixed effects and, since here the deal varies within a game, game
 fixed effects by within-game centring) and the kept effect through it (ITT / first stage of
@@ -549,7 +549,7 @@ def _streamed_effects(rows: pl.LazyFrame, columns: list[str], chunk_panels_of, n
 # Rows per chunk of the card effects. Every sum of products of one chunk (at most WIN_SCALE^2
 # per row) must stay below 2^53, where float64 sums of integers are exact (2^18 rows would);
 # the chunk's dense design matrices set the peak memory (about 0.5 GB over the rest at 2^16
-# rows on Harmonies, 1.4 GB at 2^18).
+# rows of the shipped card game, 1.4 GB at 2^18).
 _CARD_CHUNK_ROWS = 1 << 16
 
 

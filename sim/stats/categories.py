@@ -1,5 +1,5 @@
 """Points by scoring category: for games whose rows carry ``points_<category>`` columns (e.g.
-Harmonies: trees, mountains, fields, buildings, water, animals, spirit), the mean points of each
+trees, mountains, fields, buildings, water, animals), the mean points of each
 category per (players, rules, strategy) with a 95% CI, cluster-robust over deals."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ mean score and win rate with 95% intervals from per-deal means, and Bradley-Terr
 (Hunter's MM) on every pair of seats of different strategies within a game, on the Elo scale
 with mean 0 and a 95% interval from 1,000 resamples of the deals (clustered by deal). The
 ratings compare the game's ranks (``rank``: 1 is best), so a tie on points is decided the way
-the game decides it (Harmonies: then animal cubes placed); only seats the game leaves tied (a
+the game decides it (e.g. then by cubes placed); only seats the game leaves tied (a
 shared rank) count half each.
 
 The variance split describes the field of players the batch chose (another field of bots

@@ -10,14 +10,14 @@ one (with weights
 ``keep_weights``). Scores follow an additive model::
 
     score = base + strategy_points[strategy] + seat_points[seat]
-            + sum over the cards held of (card_points + card_extra[card])
+            + sum over the cards held of (points_per_card + card_extra[card])
             + draft_extra[card kept]
             + deal effect ~ N(0, deal_sd^2) + game effect ~ N(0, game_sd^2)
             + noise ~ N(0, noise_sd^2)
 
 rounded to an integer; ranks and wins as the runner computes them. The opening face-up row
 (``CardColumns.opening``) is the deal's first ``row`` cards. The truth the statistics
-should recover: a card's effect on its holder is ``card_points + card_extra[card]`` and its gap
+should recover: a card's effect on its holder is ``points_per_card + card_extra[card]`` and its gap
 to the average card ``card_extra[card]`` minus the mean extra over the cards; a kept card's gap
 to the average kept card is ``draft_extra[card]`` minus the mean over the draft cards.
 """
@@ -52,7 +52,7 @@ class CardDesign:
     row: int = 5
     takes: tuple[int, int] = (2, 5)  # cards a player takes: uniform from low to high
     rounds: int = 10
-    card_points: float = 4.0
+    points_per_card: float = 4.0
     card_extra: dict[int, float] = field(default_factory=dict)
     take_weights: dict[int, float] = field(default_factory=dict)
     draft_cards: int = 10
@@ -92,7 +92,8 @@ def generate_card_rows(design: CardDesign, cards: CardColumns,
     players, games = design.players, design.games
     ids = np.arange(1, design.cards + 1)
     take_weight = np.array([design.take_weights.get(int(c), 1.0) for c in ids])
-    card_value = np.array([design.card_points + design.card_extra.get(int(c), 0.0) for c in ids])
+    card_value = np.array([design.points_per_card + design.card_extra.get(int(c), 0.0)
+                           for c in ids])
     draft_ids = design.draft_ids()
     keep_weight = {int(c): design.keep_weights.get(int(c), 1.0) for c in draft_ids}
     decks = np.argsort(rng.random((design.deals, design.cards)), axis=1)  # per deal
@@ -293,8 +294,8 @@ def generate_holding_rows(design: HoldingDesign, cards: CardColumns,
     slots = np.arange(count)[None, :] < held_count[:, None]
     held_ids = ids[order][slots]
     extra = np.array([design.card_extra.get(int(c), 0.0) for c in ids])
-    card_points = np.zeros(rows)
-    np.add.at(card_points, np.repeat(np.arange(rows), held_count), extra[order[slots]])
+    held_card_points = np.zeros(rows)
+    np.add.at(held_card_points, np.repeat(np.arange(rows), held_count), extra[order[slots]])
     rounds = rng.integers(0, 10, held_ids.size).astype(np.int8)
     draft_ids = np.arange(design.draft_first, design.draft_first + design.draft_cards)
     spirit_orders = draft_ids[np.argsort(rng.random((design.deals, draft_ids.size)), axis=1)]
@@ -306,7 +307,7 @@ def generate_holding_rows(design: HoldingDesign, cards: CardColumns,
     odds_first = weight[:, 0] / weight.sum(axis=1)
     kept = np.where(rng.random(rows) < odds_first, dealt[:, 0], dealt[:, 1])
     draft_points = np.vectorize(lambda c: design.draft_extra.get(int(c), 0.0))(kept)
-    mean = (design.base + design.strength_points * strength + card_points + draft_points
+    mean = (design.base + design.strength_points * strength + held_card_points + draft_points
             + rng.normal(0.0, design.deal_sd, design.deals)[deal])
     scores = np.clip(np.rint(mean + rng.normal(0.0, design.noise_sd, rows)), 0, 32_000)
     ranks, wins = competition_ranks(scores.reshape(games, players).astype(np.int16))
