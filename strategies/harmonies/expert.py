@@ -6,7 +6,9 @@ score, denial of the next player's best space, a space's three tokens planned as
 by the card habitats likeliest after it and by the best face-up card it readies, habitats for
 held cards' later cubes, and optional knobs for the game clock, tempo and card slots. What each
 parameter does and the measurements behind the defaults: docs/strategies/harmonies-expert.md
-and the README (Harmonies strategies).
+and the README (Harmonies strategies). A space's token-by-token plan and the turn's end are
+the search every Harmonies strategy shares (:mod:`strategies.harmonies.planning`), specialised
+with the expert's steps (:func:`expert_step_start` and the functions named with it).
 
 Speed: a move changes the board on its own hexes only. A token's value works out again only
 the potentials and card targets it can change, and a whole move's judge reads every card
@@ -30,7 +32,6 @@ import numpy as np
 from sim.games.harmonies.colours import BLUE, BROWN, GRAY, GREEN, RED, YELLOW
 from sim.games.harmonies.gains import (
     copy_gain_cache,
-    copy_local_view,
     fast_local_gain,
     holds_placed_spirit,
     invalidate,
@@ -42,14 +43,11 @@ from sim.games.harmonies.gains import (
     spirit_gain,
 )
 from sim.games.harmonies.scoring import score_player, spirit_bonus
-from sim.games.harmonies.stacking import can_place_token
 from sim.games.harmonies.tables import ROTATIONS
 from sim.games.harmonies.turn import may_take_card, place_token, take_card, uncompleted_cards
 from sim.jit import compiled
 from strategies.harmonies.common import (
     keep_if_better,
-    plan_rest_to_box,
-    play_remembered_plan,
     remember_plan,
     restore_board,
     save_board,
@@ -82,6 +80,7 @@ from strategies.harmonies.ids import (
     SLOT_TRACK,
     SLOT_WIDE,
 )
+from strategies.harmonies.planning import specialise, start_token_plan, token_steps, turn_end
 from strategies.harmonies.valued import (
     NOT_LEGAL,
     card_offer_worth,
@@ -98,6 +97,7 @@ from strategies.harmonies.valued import (
     targets_touching,
     token_score_gain,
     turns_left_estimate,
+    valued_first_value_table,
 )
 
 # Mean final score of a seat by the spirit it kept, by card id (2 players, side A, spirits,
@@ -664,108 +664,120 @@ def first_value_holds(search, hex_index, placed, placed_on_target):
     """True when a token's first-step value on ``hex_index`` (the board at the search's start)
     is its value on the board with tokens on the hexes of the bit mask ``placed``, given a
     colour whose gain reads no whole field or river changed since the start (see
-    :func:`expert_steps`) and no placed spirit (a spirit's gain reads the whole board): no
-    token placed lies in the hex's reach (:func:`note_value_reach`), and when one is on a
-    target's hex the hex is no target's (the card term then adds the very same worths)."""
+    :func:`expert_first_values_reusable`) and no placed spirit (a spirit's gain reads the
+    whole board): no token placed lies in the hex's reach (:func:`note_value_reach`), and
+    when one is on a target's hex the hex is no target's (the card term then adds the very
+    same worths)."""
     if search.reach[hex_index] & placed:
         return False
     return not (placed_on_target and search.target_touches[hex_index])
 
 
-@compiled
-def expert_steps(tables, public, player, generator, work, token_count, space_charge,
-                 first_step, search):
-    """Place the tokens still in hand one at a time from plan position ``first_step`` on, each
-    step the (token, hex) of largest value (ties at random), recording the order in
-    ``work.plan_*``; returns the total value. The tokens stay on the board."""
-    w_potential = work.parameters[player, SLOT_POTENTIAL]
-    w_cards = work.parameters[player, SLOT_CARDS]
-    token_cost = work.parameters[player, SLOT_COST]
+# What the expert's token value reads in one step of a plan (:func:`expert_step_start`).
+ExpertStep = namedtuple("ExpertStep", [
+    "w_potential", "w_cards", "token_cost", "spirit_placed",
+    "cards_before",  # the held cards' worth on the board as it is (note_target_parts)
+    "potentials",  # every hex's potential on the board as it is (a row of work.hex_potentials)
+    "reuse",  # first-step values may be read this step (expert_first_values_reusable)
+    "placed",  # bit mask of the hexes the plan's tokens so far went on
+    "placed_on_target",  # one of them is a target's cell
+    "river_from_start",  # no blue placed yet: river gains are the start board's
+    "fields_from_start",  # no yellow placed yet: field gains are the start board's
+    "blue_from_start",  # river_from_start on a river side (island gains are always worked out)
+    "space_charge", "search",
+])
+
+
+@compiled(always_inline=True)
+def expert_plan_start(tables, public, player, work, context):
+    """What the value reads for the whole plan: (w_potential, w_cards, token_cost, a placed
+    spirit is held)."""
+    return (work.parameters[player, SLOT_POTENTIAL], work.parameters[player, SLOT_CARDS],
+            work.parameters[player, SLOT_COST], holds_placed_spirit(tables, public, player))
+
+
+@compiled(always_inline=True)
+def expert_step_start(tables, public, player, work, step, plan, context):
+    """What a value reads this step (``work.plan_*`` holds the ``step`` tokens placed so far):
+    the target cells' chances and the cards' worth (:func:`note_target_parts`), the potentials
+    of every hex (row 0 at the first step, row 1 brought up to the plan by
+    :func:`note_potentials_near_plan`), whether the blue river and yellow field gains are
+    still the start board's, and what :func:`expert_first_value_holds` reads. ``context``:
+    (space charge, the :data:`SearchCache`, the plan position the steps started from)."""
+    w_potential, w_cards, token_cost, spirit_placed = plan
+    space_charge, search, first_step = context
     stacks, heights, cube_heights = public.stacks, public.heights, public.cube_heights
-    spirit_placed = holds_placed_spirit(tables, public, player)
-    total = 0.0
-    for step in range(first_step, token_count):
-        best_value = NOT_LEGAL
-        best_token = -1
-        best_hex = -1
-        ties = 0
-        refresh(tables, public, player, work.scratch, work.cache)
-        cards_before = 0.0
-        if w_cards > 0:
-            cards_before = note_target_parts(work, stacks, heights, cube_heights, player,
-                                             search)
-        if step > 0 and w_potential > 0:
-            note_potentials_near_plan(tables, public, player, work, token_cost, step,
-                                      first_step)
-        potentials = work.hex_potentials[0 if step == 0 else 1]
-        # Fields and rivers change only with a yellow or a blue token (nothing goes on
-        # either): until one is placed their gains are the start board's.
-        river_from_start = True
-        fields_from_start = True
-        for earlier in range(step):
-            if work.plan_colours[earlier] == BLUE:
-                river_from_start = False
-            if work.plan_colours[earlier] == YELLOW:
-                fields_from_start = False
-        # A later step may read a first-step value where the tokens placed so far change
-        # nothing it is worked out from (:func:`first_value_holds`).
-        placed = np.uint64(0)
-        placed_on_target = False
-        reuse = step > 0 and may_cache_spots(tables) and not spirit_placed
-        if reuse:
-            placed = plan_hex_mask(work, step)
-            placed_on_target = w_cards > 0 and (placed & search.all_target_cells[0]) != 0
-        for token in range(token_count):
-            if work.token_left[token] == 0:
-                continue
-            colour = work.tokens[token]
-            repeated = False  # a colour already tried this step gives the same options
-            for earlier in range(token):
-                if work.token_left[earlier] and work.tokens[earlier] == colour:
-                    repeated = True
-            if repeated:
-                continue
-            # Every space starts from the same board: first-step values are worked out once.
-            cached = step == 0 and work.first_step_ready[colour] == 1
-            reuse_colour = (reuse and work.first_step_ready[colour] == 1
-                            and (colour != YELLOW or fields_from_start)
-                            and (colour != BLUE or (river_from_start
-                                                    and tables.water_is_river)))
-            for hex_index in range(tables.hex_count):
-                if cached or (reuse_colour and first_value_holds(search, hex_index, placed,
-                                                                 placed_on_target)):
-                    value = work.first_step_values[colour, hex_index]
-                    if value == NOT_LEGAL:
-                        continue
-                elif not can_place_token(stacks, heights, cube_heights, player, hex_index,
-                                         colour):
-                    if step == 0:
-                        work.first_step_values[colour, hex_index] = NOT_LEGAL
-                    continue
-                else:
-                    value = search_token_value(tables, public, player, work, hex_index,
-                                               colour, w_potential, w_cards, spirit_placed,
-                                               cards_before, space_charge, token_cost,
-                                               potentials, search, river_from_start)
-                    if step == 0:
-                        work.first_step_values[colour, hex_index] = value
-                better, ties = keep_if_better(value, best_value, ties, generator)
-                if better:
-                    best_value, best_token, best_hex = value, token, hex_index
-            if step == 0:
-                work.first_step_ready[colour] = 1
-        if best_token < 0:
-            plan_rest_to_box(work, step, token_count)
-            return total
-        colour = work.tokens[best_token]
-        place_token(public, player, best_hex, colour)
-        note_token_placed(work.cache, colour)
-        note_token_in_view(tables.neighbours, stacks, heights, player, work.trial_view, best_hex)
-        work.token_left[best_token] = 0
-        work.plan_colours[step] = colour
-        work.plan_hexes[step] = best_hex
-        total += best_value
-    return total
+    cards_before = 0.0
+    if w_cards > 0:
+        cards_before = note_target_parts(work, stacks, heights, cube_heights, player, search)
+    if step > 0 and w_potential > 0:
+        note_potentials_near_plan(tables, public, player, work, token_cost, step, first_step)
+    potentials = work.hex_potentials[0 if step == 0 else 1]
+    # Fields and rivers change only with a yellow or a blue token (nothing goes on either):
+    # until one is placed their gains are the start board's.
+    river_from_start = True
+    fields_from_start = True
+    for earlier in range(step):
+        if work.plan_colours[earlier] == BLUE:
+            river_from_start = False
+        if work.plan_colours[earlier] == YELLOW:
+            fields_from_start = False
+    # A later step may read a first-step value where the tokens placed so far change nothing
+    # it is worked out from (:func:`first_value_holds`).
+    placed = np.uint64(0)
+    placed_on_target = False
+    reuse = step > 0 and may_cache_spots(tables) and not spirit_placed
+    if reuse:
+        placed = plan_hex_mask(work, step)
+        placed_on_target = w_cards > 0 and (placed & search.all_target_cells[0]) != 0
+    return ExpertStep(w_potential, w_cards, token_cost, spirit_placed, cards_before,
+                      potentials, reuse, placed, placed_on_target, river_from_start,
+                      fields_from_start, river_from_start and tables.water_is_river,
+                      space_charge, search)
+
+
+@compiled(always_inline=True)
+def expert_first_values_reusable(work, colour, step_context):
+    """A ``colour`` token's first-step values may be read this step (hex by hex, where
+    :func:`expert_first_value_holds`) when the step reuses values at all (no placed spirit,
+    spots cached), the colour's were worked out, and its gain reads no whole field or river
+    changed since the start: a yellow while no yellow is placed, a blue while no blue is
+    placed on a river side (island water reads the whole board)."""
+    return (step_context.reuse and work.first_step_ready[colour] == 1
+            and (colour != YELLOW or step_context.fields_from_start)
+            and (colour != BLUE or step_context.blue_from_start))
+
+
+@compiled(always_inline=True)
+def expert_first_value_holds(work, hex_index, step_context):
+    """:func:`first_value_holds` with the step's placed-hex mask and target flag."""
+    return first_value_holds(step_context.search, hex_index, step_context.placed,
+                             step_context.placed_on_target)
+
+
+@compiled(always_inline=True)
+def expert_token_step_value(tables, public, player, work, hex_index, colour, step_context):
+    """:func:`search_token_value` with the step's weights, potentials and caches."""
+    step = step_context
+    return search_token_value(tables, public, player, work, hex_index, colour, step.w_potential,
+                              step.w_cards, step.spirit_placed, step.cards_before,
+                              step.space_charge, step.token_cost, step.potentials, step.search,
+                              step.river_from_start)
+
+
+@compiled(always_inline=True)
+def expert_token_planned(tables, work, plan, hex_index, colour, covered_top):
+    """The plan's weights do not change with its tokens (each step reads ``work.plan_*``)."""
+    return plan
+
+
+expert_token_steps = specialise(
+    token_steps, "expert_token_steps", __name__, always_inline=False,
+    plan_start=expert_plan_start, step_start=expert_step_start,
+    first_value_table=valued_first_value_table,
+    first_values_reusable=expert_first_values_reusable,
+    first_value_holds=expert_first_value_holds, token_value=expert_token_step_value,
+    token_planned=expert_token_planned)
 
 
 @compiled(always_inline=True)
@@ -1183,11 +1195,8 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
     face-up card's worth after it (0 once a card was taken this turn), from ``search``
     (:func:`note_search_start` of the board as it is). The board is left with the tokens
     placed (beam 1) or as it was (beam > 1); callers restore it either way."""
-    work.token_left[:] = 0
-    work.token_left[:token_count] = 1
-    copy_local_view(work.start_view, work.trial_view)
-    first = expert_steps(tables, public, player, generator, work, token_count, space_charge, 0,
-                         search)
+    first = expert_token_steps(tables, public, player, generator, work, token_count, 0,
+                               (space_charge, search, 0))
     first = judged_whole_move(first, tables, public, player, work, offer_weight, turns_left,
                               search, token_count)
     if beam <= 1 or token_count < 2 or work.plan_hexes[0] < 0:
@@ -1221,9 +1230,7 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
         tried_hex[branch] = hex_index
         restore_board(tables, public, player, work)
         copy_gain_cache(work.start_cache, work.cache)
-        work.token_left[:] = 0
-        work.token_left[:token_count] = 1
-        copy_local_view(work.start_view, work.trial_view)
+        start_token_plan(work, token_count)
         for token in range(token_count):
             if work.tokens[token] == colour:
                 work.token_left[token] = 0
@@ -1234,8 +1241,8 @@ def expert_token_plan(tables, public, player, generator, work, token_count, spac
                            work.trial_view, hex_index)
         work.plan_colours[0] = colour
         work.plan_hexes[0] = hex_index
-        total = value + expert_steps(tables, public, player, generator, work, token_count,
-                                     space_charge, 1, search)
+        total = value + expert_token_steps(tables, public, player, generator, work,
+                                           token_count, 1, (space_charge, search, 1))
         total = judged_whole_move(total, tables, public, player, work, offer_weight, turns_left,
                                   search, token_count)
         if total > best_total:
@@ -1349,6 +1356,11 @@ def best_space_plan(tables, public, player, generator, work, spaces, space_charg
     return best_space, token_count
 
 
+# expert_card_choice takes the turns left as the context turn_end passes it.
+expert_turn_end = specialise(turn_end, "expert_turn_end", __name__,
+                             card_choice=expert_card_choice, place_cubes=greedy_cube_phase)
+
+
 @compiled(refcounts=True)
 def expert_turn(tables, public, player, generator, work):
     """One turn of ``expert`` (see the module doc); returns (space taken, card taken)."""
@@ -1408,13 +1420,7 @@ def expert_turn(tables, public, player, generator, work):
                                                   search)
 
     invalidate(work.cache)  # as the search's last board restore left it
-    play_remembered_plan(tables, public, player, work, best_space, token_count)
-    greedy_cube_phase(tables, public, player, generator, work)
-    if not took_card and expert_card_choice(tables, public, player, generator, work,
-                                            turns_left):
-        took_card = True
-        greedy_cube_phase(tables, public, player, generator, work)
-    invalidate(work.cache)
-    return best_space, took_card
+    return expert_turn_end(tables, public, player, generator, work, turns_left, best_space,
+                           token_count, took_card)
 
 
