@@ -48,13 +48,13 @@ def about(seconds: float) -> str:
 
 # What the kernels of each method play, named when a game compiles different kernels for them:
 # `sim play` then `sim bench` of the same game each compile their own, and two identical lines
-# "compiling the Harmonies kernels" read as one compile announced twice.
+# "compiling the <game> kernels" read as one compile announced twice.
 METHOD_KERNELS = {"play_one": "one-game", "play_shard": "batch", "final_drawings": "batch"}
 
 
 def kernels_named(game: Game, methods: Iterable[str]) -> str:
-    """How the compile line names the kernels of ``methods``: "the Harmonies kernels", or
-    "the Harmonies one-game kernels" / "batch kernels" when the game's methods do not all
+    """How the compile line names the kernels of ``methods``: "the <game> kernels", or
+    "the <game> one-game kernels" / "batch kernels" when the game's methods do not all
     run the same kernels."""
     methods = list(methods)
     used = {method: {id(kernel) for kernel in game.cached_kernels(method)}

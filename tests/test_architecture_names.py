@@ -108,7 +108,6 @@ def game_knowledge(sources: dict[str, str]) -> set[tuple[str, str]]:
 NOT_YET_MOVED: dict[tuple[str, str], str] = {
     ("sim/__init__.py", "harmonies"): "compile-flag measurements quoted in a comment",
     ("sim/__init__.py", "legendary forests"): "compile-flag measurements quoted in a comment",
-    ("sim/compiling.py", "harmonies"): "an example of the compile line's wording",
     ("sim/jit.py", "legendary forests"): "a timing measured on its planner quoted in the docs",
 }
 
