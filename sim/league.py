@@ -427,7 +427,10 @@ def league_document(result: LeagueResult) -> dict:
                          "win_rate": _number(r.win_rate), "win_low": _number(r.win_low),
                          "win_high": _number(r.win_high)} for r in result.mixed],
     }
-    document["check"] = vars(check_document(document))
+    # What a stored file leaves out depends on the files beside it (check_league_file), not
+    # on this league: kept out of its bytes.
+    document["check"] = {key: value for key, value in vars(check_document(document)).items()
+                         if key != "left_out"}
     return document
 
 
@@ -449,19 +452,23 @@ class LeagueCheck:
     failures: list[str] = field(default_factory=list)
     reason: str = ""
     undecided: list[str] = field(default_factory=list)
+    # Today's built-ins that the stored league does not hold, each with where it is rated
+    # instead (``check_league_file``); the verdict is about the members it holds.
+    left_out: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        """``shipped default on top: yes/no (worst: MEMBER lower bound X%)``, and the members
-        against which it is undecided."""
+        """``shipped default on top: yes/no (worst: MEMBER lower bound X%)``, the members
+        against which it is undecided, and the built-ins left out of the league."""
         verdict = "yes" if self.on_top else "no"
+        left_out = (f"; left out: {'; '.join(self.left_out)}" if self.left_out else "")
         if self.worst is None:
-            return f"shipped default on top: {verdict} ({self.reason})"
+            return f"shipped default on top: {verdict} ({self.reason}{left_out})"
         return (f"shipped default on top: {verdict} (worst: {self.worst} lower bound "
                 f"{_percent(self.worst_low)}, win share {_percent(self.worst_point)}"
                 + (f"; fails against {', '.join(self.failures)}" if self.failures else "")
                 + (f"; undecided against {', '.join(self.undecided)} (95% interval contains "
                    f"50%)" if self.undecided else "")
-                + ")")
+                + left_out + ")")
 
 
 def _percent(value: float | None) -> str:
@@ -518,8 +525,11 @@ def check_document(document: dict) -> LeagueCheck:
 def check_league_file(path: str | Path, registry_of: Callable[[str], object]) -> LeagueCheck:
     """The check of a stored ``league.json`` (no games played), and whether it is current: the
     strongest member's label must equal today's default of the game's strongest strategy
-    (``registry_of(game name)`` gives the game's strategy registry), else it is stale. A file
-    that cannot be read or is not a league is an ``InputError``."""
+    (``registry_of(game name)`` gives the game's strategy registry), else it is stale. Today's
+    built-ins that the league does not hold (a strategy added after it was played, or one too
+    slow to play at its size) are listed in ``left_out`` with the other stored leagues beside
+    it (``../*/league.json``) that rate them; the verdict stays about the members it holds. A
+    file that cannot be read or is not a league is an ``InputError``."""
     document = read_user_json(path, "league results")
     if not isinstance(document, dict) or document.get("format") != LEAGUE_FORMAT:
         raise InputError(f"league results '{path}': not a league.json of format "
@@ -540,7 +550,43 @@ def check_league_file(path: str | Path, registry_of: Callable[[str], object]) ->
         return LeagueCheck(check.strongest, False,
                            reason=f"stale: re-run the league ({check.strongest} was rated as "
                                   f"{stored[check.strongest]}, today's default is {today})")
+    check.left_out = left_out_builtins(Path(path), document, registry)
     return check
+
+
+def left_out_builtins(path: Path, document: dict, registry) -> list[str]:
+    """Today's built-in strategies that the league ``document`` (stored at ``path``) has no
+    member of that name for, each with the stored leagues beside it (``path``'s grandparent
+    folder, ``*/league.json``, same game) that hold it, and their games per pair: ``search
+    (not in this league; rated in GAME-2p-search, 400 games per pair against 2,000
+    here)``."""
+    held = {member["name"] for member in document["members"]}
+    missing = [name for name in registry
+               if registry.strategy_class(name).builtin and name not in held]
+    if not missing:
+        return []
+    settings = document["settings"]
+    here = settings.get("games_per_pair")
+    # Every other stored league of the game: (folder, its members' names, its games per pair).
+    others: list[tuple[str, set[str], int]] = []
+    for other in sorted(path.resolve().parent.parent.glob("*/league.json")):
+        if other.resolve() == path.resolve():
+            continue
+        try:
+            text = json.loads(other.read_text(encoding="utf-8"))
+            if text["settings"]["game"] == settings["game"]:
+                others.append((other.parent.name, {m["name"] for m in text["members"]},
+                               int(text["settings"]["games_per_pair"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not a readable league: it rates nothing here
+    notes = []
+    for name in missing:
+        rated = [f"{folder}, {games:,} games per pair" for folder, names, games in others
+                 if name in names]
+        where = (f"rated in {'; '.join(rated)}" + (f" against {here:,} here" if here else "")
+                 if rated else "in no stored league of the game")
+        notes.append(f"{name} (not in this league; {where})")
+    return notes
 
 
 def strongest_default_label(registry) -> str | None:
@@ -565,10 +611,11 @@ def rules_label(rules: dict[str, int]) -> str:
 
 
 def league_markdown(result: LeagueResult, profile: str | None = None,
-                    rules_text: str | None = None) -> str:
+                    rules_text: str | None = None, command: str | None = None) -> str:
     """``league.md``: the settings, the rating table, the head-to-head matrix, the check line
     and (when given) the section on what the bots play like. ``rules_text`` says the rules in
-    the game's words (default: ``rules_label``)."""
+    the game's words (default: ``rules_label``); ``command``, when given, is the command line
+    that plays this league again, shown under the settings."""
     rules = rules_text or rules_label(result.rules) or "defaults"
     rate = result.games / max(result.seconds, 1e-9)
     check = check_document(league_document(result))
@@ -579,11 +626,14 @@ def league_markdown(result: LeagueResult, profile: str | None = None,
              f"{result.pair_games // result.pair_deals} seat rotations)"
              + (f", mixed field {result.mixed_games:,} games ({result.mixed_deals:,} deals)"
                 if result.mixed else ", no mixed field")
-             + f"; {result.games:,} games in {result.seconds:.1f} s ({rate:,.0f} games/s).", "",
-             f"**{check.line()}**", "",
-             "Members: " + "; ".join(f"{m.name} ({m.kind}"
-                                     + (", the strongest strategy's default" if m.strongest
-                                        else "") + ")" for m in result.members) + ".", ""]
+             + f"; {result.games:,} games in {result.seconds:.1f} s ({rate:,.0f} games/s).", ""]
+    if command:
+        # A league played at a size of its own (not the stored one) must say how to replay it.
+        lines += [f"Played by: `{command}`", ""]
+    lines += [f"**{check.line()}**", "",
+              "Members: " + "; ".join(f"{m.name} ({m.kind}"
+                                      + (", the strongest strategy's default" if m.strongest
+                                         else "") + ")" for m in result.members) + ".", ""]
     if result.left_out:
         lines += ["Left out: " + "; ".join(result.left_out) + ".", ""]
     lines += ["## Ratings", "",

@@ -6,12 +6,15 @@ is in ``test_league_results.py``)."""
 from __future__ import annotations
 
 import json
+import shlex
+from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
+from sim.cli.league import league_command
 from sim.games.registry import get_game
 from sim.games.strategy import StrategyRegistry
 from sim.league import (
@@ -221,6 +224,9 @@ def test_the_command_writes_its_files_and_checks_them(tmp_path, greedy_is_strong
     assert "shipped default on top: yes" in result.output
     markdown = (out / "league.md").read_text()
     assert "win share of the row against the column" in markdown.lower()
+    # The command that plays it again is in the file (the workers: as played, 0 = all cores).
+    assert (f"Played by: `sim league --game {TOY} --players 2 --exclude search --games 200 "
+            f"--mixed-games 200 --seed 5 --workers ") in markdown
     assert (out / "league.png").read_bytes().startswith(b"\x89PNG")
     assert b"<svg" in (out / "league.svg").read_bytes()
     document = json.loads((out / "league.json").read_text())
@@ -244,3 +250,19 @@ def test_mixed_field_rank_intervals_stay_inside_one_to_the_players():
     for row in rows:
         assert 1.0 <= row.mean_rank_low <= row.mean_rank <= row.mean_rank_high <= 3.0
     assert rows[0].mean_rank_low == 1.0 and rows[0].mean_rank_high == 3.0
+
+
+def test_league_command_quotes_and_orders_the_options(tmp_path):
+    """The command written into league.md: the rules in the order given, members quoted for
+    the shell, data and workers only when given."""
+    command = league_command("harmonies", 2, 400, 400, 37, Path("reports/league/h 2p"),
+                             rules=["spirits=true"], members="expert,search:playouts=20",
+                             add="planner", workers=2)
+    assert command == ("sim league --game harmonies --players 2 --rule spirits=true --members "
+                       "expert,search:playouts=20 --add planner --games 400 --mixed-games 400 "
+                       "--seed 37 --workers 2 --out 'reports/league/h 2p'")
+    assert shlex.split(command)[-1] == "reports/league/h 2p"
+    assert league_command("legendary-forests", 4, 600, 300, 1, tmp_path,
+                          data=tmp_path / "tiles.toml") == (
+        f"sim league --game legendary-forests --players 4 --data {tmp_path / 'tiles.toml'} "
+        f"--games 600 --mixed-games 300 --seed 1 --out {tmp_path}")

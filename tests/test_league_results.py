@@ -117,3 +117,53 @@ def test_check_undecided_against_an_equal_member(tmp_path, greedy_is_strongest):
     assert verdict.on_top and verdict.failures == [] and verdict.undecided == ["random"]
     code, output = _check_file(tmp_path, document)
     assert code == 0 and "undecided against random" in output
+
+
+def _stored(folder, document) -> Path:
+    """``document`` written as ``folder/league.json`` (the folders of reports/league/)."""
+    folder.mkdir(parents=True)
+    (folder / "league.json").write_text(json.dumps(document))
+    return folder / "league.json"
+
+
+def test_check_lists_a_missing_builtin_where_another_league_rates_it(tmp_path,
+                                                                     greedy_is_strongest):
+    """The stored league lacks the built-in search (played before it existed): the check still
+    passes on the members it holds and names search as left out, with the league beside it
+    (same game) that rates it and both leagues' games per pair; a league of another game or an
+    unreadable file beside it rates nothing."""
+    document = _document()
+    document["settings"]["games_per_pair"] = 2000
+    path = _stored(tmp_path / "pick-two-2p", document)
+    with_search = _document()
+    with_search["settings"]["games_per_pair"] = 400
+    with_search["members"].append({"name": "search", "label": "search:exploration=0.7",
+                                   "kind": KIND_DEFAULT, "strongest": False})
+    with_search["head_to_head"] += [
+        {"row": "greedy", "column": "search", "point": 0.6, "low": 0.55, "high": 0.65,
+         "games": 400},
+        {"row": "search", "column": "greedy", "point": 0.4, "low": 0.35, "high": 0.45,
+         "games": 400}]
+    _stored(tmp_path / "pick-two-2p-search", with_search)
+    other_game = json.loads(json.dumps(with_search))
+    other_game["settings"]["game"] = "harmonies"
+    _stored(tmp_path / "harmonies-2p-search", other_game)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "league.json").write_text("{")
+    verdict = check_league_file(path, _registry)
+    assert verdict.on_top and verdict.worst == "random"
+    assert verdict.left_out == ["search (not in this league; rated in pick-two-2p-search, 400 "
+                                "games per pair against 2,000 here)"]
+    result = runner.invoke(app, ["league", "--check", str(path)])
+    assert result.exit_code == 0 and "; left out: search (not in this league; rated in " \
+                                      "pick-two-2p-search" in result.output, result.output
+    # The league that holds every built-in lists nothing as left out.
+    assert check_league_file(tmp_path / "pick-two-2p-search" / "league.json",
+                             _registry).left_out == []
+
+
+def test_check_names_a_missing_builtin_no_league_rates(tmp_path, greedy_is_strongest):
+    path = _stored(tmp_path / "pick-two-2p", _document())
+    verdict = check_league_file(path, _registry)
+    assert verdict.on_top
+    assert verdict.left_out == ["search (not in this league; in no stored league of the game)"]

@@ -3,6 +3,7 @@ stored league results."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -105,9 +106,16 @@ def league(
     result.left_out = left_out
     profile = profile_markdown(chosen, [m.name for m in population], result.played,
                                players=players, rules=rules)
-    markdown = league_markdown(result, profile,
-                               setting_text(chosen, rules_label(rules)) if rules else None)
     folder = out or Path(f"reports/league-{chosen.name}-{players}p")
+    command = league_command(chosen.name, players, games,
+                             mixed_games if mixed_games is not None else games, seed, folder,
+                             rules=[*(f"{name}={value}" for name, value in
+                                      sorted((rule_options or {}).items())), *(rule or [])],
+                             data=tiles, members=members, exclude=exclude, add=add,
+                             workers=workers)
+    markdown = league_markdown(result, profile,
+                               setting_text(chosen, rules_label(rules)) if rules else None,
+                               command)
     write_text_atomic(folder / "league.md", markdown)
     write_text_atomic(folder / "league.json", league_json(result))
     from sim.report.plots import write_figure_files  # matplotlib: only when writing
@@ -116,3 +124,25 @@ def league(
     typer.echo(markdown)
     typer.echo(f"wrote {folder / 'league.md'}, {folder / 'league.json'}, "
                + " and ".join(map(str, figures)))
+
+
+def league_command(game: str, players: int, games: int, mixed_games: int, seed: int,
+                   folder: Path, rules: list[str] = (), data: Path | None = None,
+                   members: str | None = None, exclude: str | None = None,
+                   add: str | None = None, workers: int | None = None) -> str:
+    """The ``sim league`` command line that plays a league again with these settings (shell
+    quoted; the rules as ``--rule NAME=VALUE`` in the order given). ``workers`` is shown as
+    played, though the league does not depend on it."""
+    words = ["sim", "league", "--game", game, "--players", str(players)]
+    for item in rules:
+        words += ["--rule", item]
+    if data is not None:
+        words += ["--data", str(data)]
+    for option, value in (("--members", members), ("--exclude", exclude), ("--add", add)):
+        if value:
+            words += [option, value]
+    words += ["--games", str(games), "--mixed-games", str(mixed_games), "--seed", str(seed)]
+    if workers is not None:
+        words += ["--workers", str(workers)]
+    words += ["--out", str(folder)]
+    return shlex.join(words)
