@@ -34,9 +34,9 @@ def _numba_cache_dir() -> Path:
 
 # How LLVM optimises compiled code, set before numba is imported (a user's own values win) and
 # part of the cache folder's key. Its loop and SLP vectorizers cost 15% of a cold compile and
-# buy nothing measurable on this branchy code (Legendary Forests greedy 6% slower without them,
-# Harmonies greedy 3% faster; random and planner the same within noise); optimisation level 2
-# instead of 3 compiles Harmonies 24% faster (Legendary Forests the same) at the same speed.
+# buy nothing measurable on this branchy code (one shipped game's greedy 6% slower without them,
+# the other's 3% faster; random and planner the same within noise); optimisation level 2
+# instead of 3 compiles the larger game 24% faster (the other the same) at the same speed.
 COMPILE_SETTINGS = {"NUMBA_LOOP_VECTORIZE": "0", "NUMBA_SLP_VECTORIZE": "0", "NUMBA_OPT": "2"}
 for _name, _value in COMPILE_SETTINGS.items():
     os.environ.setdefault(_name, _value)

@@ -17,7 +17,8 @@ Compile time and speed are set here, once:
   of a cold compile's LLVM time). Its optimised LLVM module is kept (and cached as bitcode)
   for linking into its callers, whose machine code contains it (``LinkingOnlyLibrary``).
   Leaving those modules unoptimised as well would halve the rest, but the strategies called
-  through a table then run about 9% slower (Legendary Forests ``planner`` and ``expert``).
+  through a table then run about 9% slower (measured on a shipped game's ``planner`` and
+  ``expert``).
 * ``refcounts=False`` (the default) compiles without numba's reference counting (NRT): a
   function that allocates no array and keeps none gets its arrays from its caller, who owns
   them, so counting each use is pure cost (one atomic increment and decrement per array per
