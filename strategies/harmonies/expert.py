@@ -601,7 +601,7 @@ def cards_worth_after_token_in_search(work, stacks, heights, cube_heights, playe
 @compiled(always_inline=True)
 def search_score_gain(tables, public, player, work, hex_index, colour, spirit_placed, search,
                       river_from_start):
-    """:func:`valued.token_score_gain` with a blue token's river gain (side A) read from
+    """:func:`planning.token_score_gain` with a blue token's river gain (side A) read from
     ``search`` when ``river_from_start``: no blue token has been placed since the search's
     start, and a river gain reads the blue groups only, so it is the start board's number
     (worked out the first time a hex asks). The same terms in the same order."""
